@@ -1,0 +1,29 @@
+import type { Context } from "../context.ts";
+import { checkRawConfig, displayPath, loadConfigFile } from "../../config/load.ts";
+import { errorsOf, formatProblem, warningsOf, dotted } from "../../config/problems.ts";
+import { err, out, paint, printJson } from "../output.ts";
+
+export async function run(ctx: Context): Promise<number> {
+  const { file, raw } = await loadConfigFile({ configPath: ctx.configPath, cwd: ctx.cwd });
+  const { problems, parsed } = checkRawConfig(raw, file);
+  const shown = displayPath(file, ctx.cwd);
+  const errors = errorsOf(problems);
+  if (ctx.options.json) {
+    printJson({
+      file,
+      valid: errors.length === 0,
+      servers: parsed ? Object.keys(parsed.servers) : [],
+      problems: problems.map((p) => ({ ...p, path: dotted(p.path) })),
+    });
+    return errors.length === 0 ? 0 : 1;
+  }
+  for (const p of problems) err(formatProblem(shown, p));
+  const warnings = warningsOf(problems).length;
+  if (errors.length > 0) {
+    err(paint.red(`${shown}: ${errors.length} error${errors.length === 1 ? "" : "s"}, ${warnings} warning${warnings === 1 ? "" : "s"}`));
+    return 1;
+  }
+  const n = parsed ? Object.keys(parsed.servers).length : 0;
+  out(`${paint.green("✓")} ${shown} is valid: ${n} server${n === 1 ? "" : "s"}${warnings ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : ""}`);
+  return 0;
+}

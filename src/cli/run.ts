@@ -1,0 +1,57 @@
+/**
+ * The only place that exits the process: runs the program and turns every outcome into text on stderr and an
+ * exit code (SPEC 1): 0 ok, 1 failed, 2 usage, 3 environment, 70 internal error.
+ */
+import { CommanderError, type Command } from "commander";
+import { EXIT, isMcpboxError, type McpboxError } from "../errors.ts";
+import { ISSUES_URL, VERSION } from "../version.ts";
+import { paint } from "./output.ts";
+
+export function runMain(build: (onRun: (code: number) => void) => Command, argv: string[] = process.argv): void {
+  let exitCode: number | undefined;
+  const program = build((code) => {
+    exitCode = code;
+  });
+  program
+    .parseAsync(argv)
+    .then(() => exit(exitCode ?? EXIT.ok))
+    .catch((e: unknown) => exit(report(e)));
+}
+
+/** Prints what went wrong; returns the exit code. */
+export function report(e: unknown): number {
+  if (e instanceof CommanderError) {
+    if (e.exitCode === 0) return EXIT.ok; // --help, --version
+    process.stderr.write(`${paint.dim("(run `mcpbox --help` to see commands and options)")}\n`);
+    return EXIT.usage;
+  }
+  if (isMcpboxError(e)) {
+    process.stderr.write(formatError(e));
+    return e.exitCode;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  process.stderr.write(
+    `${paint.red("internal error:")} ${err.message}\n` +
+      `This is a bug in mcpbox ${VERSION}. Please report it at ${ISSUES_URL} with the command you ran` +
+      (process.env.MCPBOX_DEBUG ? `.\n${err.stack ?? ""}\n` : ` (set MCPBOX_DEBUG=1 for details).\n`),
+  );
+  return EXIT.internal;
+}
+
+export function formatError(e: McpboxError): string {
+  const lines = [`${paint.red("error:")} ${e.message}`];
+  for (const d of e.details) lines.push(`  ${d}`);
+  if (e.hint) lines.push(`${paint.yellow("hint:")} ${e.hint}`);
+  if (process.env.MCPBOX_DEBUG && e.cause instanceof Error && e.cause.stack) lines.push(e.cause.stack);
+  return lines.join("\n") + "\n";
+}
+
+function exit(code: number): void {
+  // let buffered output reach pipes before exiting
+  let pending = 2;
+  const done = () => {
+    if (--pending === 0) process.exit(code);
+  };
+  process.stdout.write("", done);
+  process.stderr.write("", done);
+}

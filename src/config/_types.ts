@@ -1,0 +1,3 @@
+import type { LANGUAGES } from "./schema.ts";
+
+export type Language = (typeof LANGUAGES)[number];

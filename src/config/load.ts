@@ -1,0 +1,159 @@
+/**
+ * Finding and loading sandbox.config.{ts,mts,js,mjs,json}: discover → import → parse → check → resolve.
+ * Never prints, never exits: it returns { file, config, warnings } or throws an McpboxError naming the file.
+ */
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { McpboxError, messageOf } from "../errors.ts";
+import { Defaults, Server, UserConfigSchema, type ParsedConfig } from "./schema.ts";
+import { problemsFromZod } from "./_zod-problems.ts";
+import { checkConfig, realEnv, type CheckEnv } from "./checks.ts";
+import { errorsOf, formatProblem, warningsOf, type Problem } from "./problems.ts";
+import { resolveConfig, type ResolvedConfig } from "./resolve.ts";
+import { importConfigModule } from "./_import.ts";
+
+export const CONFIG_NAMES = [
+  "sandbox.config.ts",
+  "sandbox.config.mts",
+  "sandbox.config.js",
+  "sandbox.config.mjs",
+  "sandbox.config.json",
+] as const;
+
+export interface LoadOptions {
+  cwd?: string;
+  /** -c, --config */
+  configPath?: string | undefined;
+}
+
+export interface LoadedFile {
+  file: string;
+  raw: unknown;
+}
+
+export interface CheckedConfig {
+  file: string;
+  problems: Problem[];
+  parsed: ParsedConfig | undefined;
+}
+
+export interface LoadedConfig {
+  file: string;
+  config: ResolvedConfig;
+  warnings: Problem[];
+}
+
+/** Step 1: find the file (-c, or from the working folder upward). */
+export async function findConfigFile(options: LoadOptions = {}): Promise<string> {
+  const cwd = options.cwd ?? process.cwd();
+  if (options.configPath !== undefined) {
+    const file = path.resolve(cwd, options.configPath);
+    const fs = await import("node:fs");
+    if (!fs.existsSync(file)) {
+      throw new McpboxError("config", `config file ${options.configPath} does not exist`, {
+        hint: "check the path given to -c/--config",
+      });
+    }
+    return file;
+  }
+  const { cosmiconfig } = await import("cosmiconfig");
+  const explorer = cosmiconfig("mcpbox", {
+    searchPlaces: [...CONFIG_NAMES],
+    searchStrategy: "global",
+    stopDir: path.parse(cwd).root,
+    loaders: { noExt: () => null, ".ts": noop, ".mts": noop, ".js": noop, ".mjs": noop, ".json": noop },
+    cache: false,
+  });
+  const found = await explorer.search(cwd);
+  if (!found) {
+    throw new McpboxError("config", `no sandbox.config.ts found in ${cwd} or any folder above it`, {
+      hint: "run `mcpbox init` to create one, or pass -c <path>",
+    });
+  }
+  return found.filepath;
+}
+
+// Discovery only: the file is imported by importConfigModule, so errors name it properly.
+const noop = () => ({});
+
+/** Step 2: import the module (TypeScript included) and take its default export. */
+export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedFile> {
+  const file = await findConfigFile(options);
+  const shown = displayPath(file, options.cwd);
+  let exported: unknown;
+  try {
+    exported = await importConfigModule(file);
+  } catch (e) {
+    throw new McpboxError("config", `${shown}: cannot be loaded: ${firstLine(messageOf(e))}`, {
+      hint: "fix the error above; the file must `export default defineConfig({ ... })`",
+      cause: e,
+    });
+  }
+  try {
+    if (typeof exported === "function") exported = await (exported as () => unknown)();
+    exported = await exported;
+  } catch (e) {
+    throw new McpboxError("config", `${shown}: the config threw an error: ${firstLine(messageOf(e))}`, { cause: e });
+  }
+  if (exported === undefined || exported === null) {
+    throw new McpboxError("config", `${shown}: has no default export`, {
+      hint: "end the file with `export default defineConfig({ servers: { ... } })`",
+    });
+  }
+  return { file, raw: exported };
+}
+
+/** Step 3: schema and policy checks; every problem at once. */
+export function checkRawConfig(raw: unknown, file: string, env: CheckEnv = realEnv()): CheckedConfig {
+  const result = UserConfigSchema.safeParse(raw);
+  if (!result.success) {
+    const problems = problemsFromZod(UserConfigSchema, result.error);
+    return { file, problems: [...problems, ...checkValidParts(raw, file, env)], parsed: undefined };
+  }
+  return { file, problems: checkConfig(result.data, file, env), parsed: result.data };
+}
+
+/** When the schema fails, the policy checks still run on every server that parses, so all problems show at once. */
+function checkValidParts(raw: unknown, file: string, env: CheckEnv): Problem[] {
+  if (!raw || typeof raw !== "object") return [];
+  const { servers, defaults } = raw as { servers?: unknown; defaults?: unknown };
+  const d = Defaults.safeParse(defaults ?? {});
+  if (!servers || typeof servers !== "object" || !d.success) return [];
+  const valid = Object.fromEntries(
+    Object.entries(servers).flatMap(([name, s]) => {
+      let parsed = Server.safeParse(s);
+      if (!parsed.success && s && typeof s === "object") {
+        // drop the keys that are wrong and check what is left
+        const bad = new Set(parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : [i.path[0]])));
+        parsed = Server.safeParse(Object.fromEntries(Object.entries(s).filter(([k]) => !bad.has(k))));
+      }
+      return parsed.success ? [[name, parsed.data]] : [];
+    }),
+  );
+  return checkConfig({ defaults: d.data, servers: valid }, file, env);
+}
+
+/** All steps: the resolved config, or an McpboxError listing every error as `<file>: <path>: <message>`. */
+export async function loadConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
+  const { file, raw } = await loadConfigFile(options);
+  const checked = checkRawConfig(raw, file);
+  const errors = errorsOf(checked.problems);
+  if (errors.length > 0 || !checked.parsed) {
+    const shown = displayPath(file, options.cwd);
+    throw new McpboxError("config", `${shown} has ${errors.length} problem${errors.length === 1 ? "" : "s"}`, {
+      details: errors.map((p) => formatProblem(shown, p)),
+      hint: "run `mcpbox validate` to see them with warnings",
+    });
+  }
+  return { file, config: resolveConfig(checked.parsed, file), warnings: warningsOf(checked.problems) };
+}
+
+/** The file as the user would type it from the working folder. */
+export function displayPath(file: string, cwd: string = process.cwd()): string {
+  const rel = path.relative(cwd, file);
+  return rel === "" || rel.startsWith("..") ? (rel.split(path.sep).length > 4 ? file : rel || file) : rel;
+}
+
+const firstLine = (s: string) => s.split("\n").filter((l) => l.trim() !== "")[0] ?? s;
+
+export const fileUrl = (file: string) => pathToFileURL(file).href;

@@ -1,0 +1,200 @@
+/**
+ * The one zod schema of sandbox.config.ts: the source of the config's TypeScript types, of `mcpbox schema`
+ * (JSON Schema) and of the editor types `mcpbox init` leaves behind. Policy checks that need the file system
+ * (forbidden mounts, missing sources) live in policy-checks.ts, not here.
+ */
+import { z } from "zod";
+
+const SIZE = /^\d+(\.\d+)?\s*([bkmg]|kb|mb|gb|ki|mi|gi|kib|mib|gib)?$/i;
+export const Size = z
+  .string()
+  .regex(SIZE, { message: 'must be a size like "512m", "1g" or "64k"' })
+  .describe('A size like "512m" or "1g"');
+
+const Glob = z.string().min(1).describe("A glob pattern on the server's own tool names, e.g. delete_*");
+const EnvName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: "must be an environment variable name (letters, digits, _)" });
+
+export const Mount = z
+  .strictObject({
+    source: z.string().min(1).describe("Host path, relative to the config file's folder"),
+    target: z
+      .string()
+      .startsWith("/", { message: 'must be an absolute path inside the container, e.g. "/data"' })
+      .describe("Absolute path inside the container"),
+    readOnly: z.boolean().optional().describe("Read-only unless set to false"),
+  })
+  .describe("A bind mount, read-only unless readOnly: false");
+
+export const Network = z
+  .union([
+    z.literal("none"),
+    z.literal("bridge"),
+    z.literal("host").describe("Refused unless dangerous.allowHostNetwork"),
+    z.strictObject({ network: z.string().min(1).describe("A Docker network name") }),
+  ], { error: 'must be "none", "bridge" or { network: "<docker network name>" }' })
+  .describe('"none" (default), "bridge", or { network: "<docker network name>" }');
+
+export const Limits = z.strictObject({
+  memory: Size.optional().describe('Memory limit, no swap beyond it (default "512m")'),
+  cpus: z.number().positive().max(1024).optional().describe("CPU limit (default 1)"),
+  pids: z.number().int().min(8).max(1_000_000).optional().describe("Process limit (default 256)"),
+  tmpfs: Size.optional().describe('Size of the noexec tmpfs on /tmp (default "64m")'),
+});
+
+export const Dangerous = z
+  .strictObject({
+    allowRoot: z.boolean().optional(),
+    allowHostNetwork: z.boolean().optional(),
+    allowDockerSocket: z.boolean().optional(),
+    allowSensitiveMounts: z.boolean().optional(),
+  })
+  .describe("Explicit opt-ins for what validation refuses otherwise");
+
+export const Timeouts = z.strictObject({
+  startupMs: z.number().int().positive().optional(),
+  callMs: z.number().int().positive().optional(),
+  runMs: z.number().int().positive().optional().describe("code-runner: wall-clock limit of one run"),
+});
+
+/** Policy keys: allowed per server and under `defaults`. */
+export const policyShape = {
+  mounts: z.array(Mount).optional(),
+  network: Network.optional(),
+  limits: Limits.optional(),
+  user: z
+    .union([z.string().min(1), z.number().int().nonnegative()])
+    .optional()
+    .describe('uid[:gid] (default "1000:1000"); root is refused unless dangerous.allowRoot'),
+  readOnlyRoot: z.boolean().optional(),
+  tools: z.strictObject({ allow: z.array(Glob).optional(), deny: z.array(Glob).optional() }).optional(),
+  approve: z.array(Glob).optional().describe("Tools that need a person's approval per call"),
+  timeouts: Timeouts.optional(),
+  prefix: z
+    .union([
+      z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, _ or -" }),
+      z.literal(false),
+    ])
+    .optional()
+    .describe("Name prefix in the gateway (default: the server's name); false for none"),
+  startup: z.enum(["eager", "lazy"]).optional(),
+  restart: z.enum(["on-failure", "never"]).optional(),
+  pathArguments: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Extra tool argument names that hold paths and must stay inside the mount targets"),
+  dangerous: Dangerous.optional(),
+};
+
+export const Defaults = z.strictObject(policyShape).describe("Policy applied under every server");
+
+export const Secret = z.union([
+  z.strictObject({ env: EnvName.describe("Host environment variable to read when serving") }),
+  z.strictObject({ file: z.string().min(1).describe("File to read when serving, relative to the config") }),
+], { error: 'must be { env: "HOST_VARIABLE" } or { file: "path/to/file" }' });
+
+export const BuildSource = z.strictObject({
+  context: z.string().min(1),
+  dockerfile: z.string().min(1).optional(),
+  args: z.record(z.string(), z.string()).optional(),
+});
+
+export const LANGUAGES = ["python", "node", "bash"] as const;
+
+export const SOURCE_KEYS = ["image", "template", "build", "builtin"] as const;
+
+export const Server = z
+  .strictObject({
+    image: z.string().min(1).optional().describe("A prebuilt image"),
+    template: z.enum(["node", "python"]).optional().describe("Build the image from a template; needs package"),
+    package: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("name@version, name==version, or a local folder or archive path (with template)"),
+    build: BuildSource.optional().describe("Your own Dockerfile"),
+    builtin: z.literal("code-runner").optional().describe("A server implemented by mcpbox"),
+    command: z.array(z.string()).optional().describe("Replaces the image's entrypoint"),
+    args: z.array(z.string()).optional(),
+    env: z.record(EnvName, z.string()).optional().describe("Environment variables (not secret)"),
+    secrets: z.record(EnvName, Secret).optional().describe("Resolved when serving; never written anywhere"),
+    languages: z.array(z.enum(LANGUAGES)).min(1).optional().describe("code-runner: languages offered"),
+    maxOutputBytes: z.number().int().positive().optional().describe("code-runner: cap on stdout and stderr"),
+    pool: z.number().int().min(0).max(16).optional().describe("code-runner: warm containers per language"),
+    ...policyShape,
+  })
+  .superRefine((server, ctx) => {
+    const sources = SOURCE_KEYS.filter((k) => server[k] !== undefined);
+    if (sources.length === 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: "has no source: set exactly one of image, template (with package), build or builtin",
+      });
+    } else if (sources.length > 1) {
+      ctx.addIssue({
+        code: "custom",
+        message: `has ${sources.length} sources (${sources.join(", ")}): keep exactly one`,
+      });
+    }
+    if (server.template !== undefined && server.package === undefined) {
+      ctx.addIssue({ code: "custom", path: ["package"], message: `is required with template "${server.template}"` });
+    }
+    if (server.package !== undefined && server.template === undefined) {
+      ctx.addIssue({ code: "custom", path: ["package"], message: 'is only used with template: "node" or "python"' });
+    }
+    if (server.builtin === undefined) {
+      for (const key of ["languages", "maxOutputBytes", "pool"] as const) {
+        if (server[key] !== undefined) {
+          ctx.addIssue({ code: "custom", path: [key], message: 'is only used with builtin: "code-runner"' });
+        }
+      }
+    }
+  });
+
+export const BuildSettings = z.strictObject({
+  caCerts: z.string().min(1).optional().describe("A CA bundle handed to package managers during builds"),
+  baseImages: z
+    .strictObject({
+      node: z.string().min(1).optional(),
+      python: z.string().min(1).optional(),
+    })
+    .optional()
+    .describe("Base images of the templates"),
+  registry: z.string().min(1).optional().describe("Where --push sends images"),
+});
+
+export const Audit = z.strictObject({
+  path: z.string().min(1).optional().describe("Audit log folder (default $MCPBOX_HOME/audit)"),
+  enabled: z.boolean().optional(),
+});
+
+const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,47}$/;
+
+export const UserConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    defaults: Defaults.optional(),
+    build: BuildSettings.optional(),
+    audit: Audit.optional(),
+    servers: z.record(
+      z.string().regex(SERVER_NAME, {
+        message: "server names must be lowercase letters, digits, _ or - (at most 48), starting with a letter or digit",
+      }),
+      Server,
+    ),
+  })
+  .describe("mcpbox sandbox configuration");
+
+export type UserConfig = z.input<typeof UserConfigSchema>;
+export type ServerConfig = z.input<typeof Server>;
+export type PolicyConfig = z.input<typeof Defaults>;
+export type ParsedConfig = z.output<typeof UserConfigSchema>;
+export type ParsedServer = z.output<typeof Server>;
+export type MountConfig = z.output<typeof Mount>;
+export type NetworkConfig = z.output<typeof Network>;
+
+/** The JSON Schema of the config (what `mcpbox schema` prints). */
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(UserConfigSchema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+}

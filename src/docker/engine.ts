@@ -1,0 +1,59 @@
+/**
+ * The connection to the Docker engine. dockerode is imported here and in the docker/ folder only. DOCKER_HOST and
+ * the usual client variables are honoured by docker-modem. An unreachable engine is an environment error (exit 3).
+ */
+import Docker from "dockerode";
+import { McpboxError, messageOf } from "../errors.ts";
+
+export type { default as Docker } from "dockerode";
+
+let shared: Docker | undefined;
+
+/** One client per process, created on first use. */
+export function engine(): Docker {
+  shared ??= new Docker();
+  return shared;
+}
+
+export function engineAddress(): string {
+  return process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock";
+}
+
+export interface EngineInfo {
+  version: string;
+  apiVersion: string;
+  os: string;
+  arch: string;
+}
+
+/** Pings the engine; throws an environment error that says what to do when it cannot be reached. */
+export async function connectEngine(docker: Docker = engine()): Promise<EngineInfo> {
+  try {
+    await docker.ping();
+    const v = await docker.version();
+    return { version: v.Version, apiVersion: v.ApiVersion, os: v.Os, arch: v.Arch };
+  } catch (e) {
+    throw engineError(e);
+  }
+}
+
+export function engineError(e: unknown): McpboxError {
+  const code = (e as { code?: string } | null)?.code;
+  const where = engineAddress();
+  if (code === "EACCES" || code === "EPERM") {
+    return new McpboxError("environment", `no permission to use the Docker engine at ${where}`, {
+      hint: "add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or use rootless Docker",
+      cause: e,
+    });
+  }
+  if (code === "ENOENT" || code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT") {
+    return new McpboxError("environment", `no Docker engine reachable at ${where}`, {
+      hint: "start Docker (Docker Desktop, `sudo systemctl start docker`, or `dockerd`), or set DOCKER_HOST",
+      cause: e,
+    });
+  }
+  return new McpboxError("environment", `the Docker engine at ${where} failed: ${messageOf(e)}`, {
+    hint: "check that the engine is running: `docker info`",
+    cause: e,
+  });
+}
