@@ -1,0 +1,108 @@
+/**
+ * `npm run build`: dist/mcpbox, one executable holding the project's Node 24 and the whole program.
+ * 1. esbuild bundles src/cli/main.ts as ESM chunks (ink needs top-level await, so no CommonJS bundle).
+ * 2. The chunks, templates/ and a manifest become SEA assets behind scripts/sea/launcher.cjs.
+ * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
+ */
+import { createHash } from "node:crypto";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { bundle } from "./sea/bundle.mjs";
+import { assetFiles } from "./sea/assets.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const work = path.join(root, ".cache", "sea");
+const out = path.join(root, "dist", "mcpbox");
+const nodeBin = fs.realpathSync(path.join(root, "node_modules", ".bin", process.platform === "win32" ? "node.exe" : "node"));
+const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+const started = performance.now();
+const log = (msg) => process.stderr.write(`build: ${msg} (${Math.round(performance.now() - started)} ms)\n`);
+
+const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
+const appDir = path.join(work, "app");
+fs.mkdirSync(work, { recursive: true });
+const { entry, files } = await bundle({ root, outdir: appDir, version });
+log(`bundled ${files.length} chunks`);
+
+const assets = { "mcpbox/manifest.json": path.join(work, "manifest.json") };
+for (const f of files) assets[`mcpbox/app/${f}`] = path.join(appDir, f);
+for (const key of assetFiles(root)) assets[key] = path.join(root, key);
+
+const hash = hashOf([path.join(root, "scripts/sea/launcher.cjs"), ...Object.values(assets).slice(1)], [version, nodeBin]);
+const manifest = { hash, version, entry, files };
+const stamp = path.join(root, "dist", ".mcpbox.hash");
+if (fs.existsSync(out) && readOr(stamp) === hash) {
+  log(`dist/mcpbox is up to date (${hash})`);
+  process.exit(0);
+}
+fs.writeFileSync(path.join(work, "manifest.json"), JSON.stringify(manifest));
+
+const blob = path.join(work, "sea-prep.blob");
+const seaConfig = path.join(work, "sea-config.json");
+fs.writeFileSync(
+  seaConfig,
+  JSON.stringify({
+    main: path.join(root, "scripts/sea/launcher.cjs"),
+    output: blob,
+    disableExperimentalSEAWarning: true,
+    useSnapshot: false,
+    useCodeCache: false, // breaks import() of the extracted chunks
+    assets,
+  }),
+);
+quiet(nodeBin, ["--experimental-sea-config", seaConfig]);
+log("wrote the SEA blob");
+
+const tmp = `${out}.${process.pid}.tmp`;
+fs.mkdirSync(path.dirname(out), { recursive: true });
+fs.copyFileSync(strippedNode(), tmp);
+fs.chmodSync(tmp, 0o755);
+const postject = path.join(root, "node_modules", "postject", "dist", "cli.js");
+quiet(nodeBin, [postject, tmp, "NODE_SEA_BLOB", blob, "--sentinel-fuse", FUSE]);
+fs.renameSync(tmp, out);
+fs.writeFileSync(stamp, hash);
+log(`wrote dist/mcpbox ${(fs.statSync(out).size / 1e6).toFixed(1)} MB, build ${hash}`);
+
+/** Node 24 without its symbols, kept between builds (stripping takes seconds). */
+function strippedNode() {
+  const key = createHash("sha256").update(`${nodeBin}:${fs.statSync(nodeBin).size}:${fs.statSync(nodeBin).mtimeMs}`).digest("hex");
+  const cached = path.join(work, `node-${key.slice(0, 16)}`);
+  if (fs.existsSync(cached)) return cached;
+  const tmpNode = `${cached}.${process.pid}.tmp`;
+  fs.copyFileSync(nodeBin, tmpNode);
+  fs.chmodSync(tmpNode, 0o755);
+  try {
+    execFileSync("strip", [tmpNode], { stdio: "ignore" });
+  } catch {
+    log("`strip` is not available: the binary keeps its symbols");
+  }
+  fs.renameSync(tmpNode, cached);
+  return cached;
+}
+
+function hashOf(paths, extra) {
+  const h = createHash("sha256");
+  for (const x of extra) h.update(`${x}\0`);
+  for (const p of paths) h.update(`${path.relative(root, p)}\0`).update(fs.readFileSync(p)).update("\0");
+  return h.digest("hex").slice(0, 16);
+}
+
+/** Runs a tool; its chatter (postject's LIEF warnings) is shown only when it fails. */
+function quiet(cmd, args) {
+  try {
+    execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
+  } catch (e) {
+    process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
+    throw new Error(`build: ${path.basename(args[0])} failed (exit ${e.status})`);
+  }
+}
+
+function readOr(file) {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
