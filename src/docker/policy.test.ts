@@ -1,0 +1,147 @@
+import { describe, expect, it } from "vitest";
+import { resolvedServer } from "../../test/helpers/servers.ts";
+import { containerName, containerOptions, dockerRunArgs } from "./policy.ts";
+
+const ctx = { session: "s1", configHash: "abc123", ownerPid: 4242, image: "img:1" };
+const MiB = 1024 * 1024;
+
+describe("containerOptions", () => {
+  it("applies every hardened default to a default server", () => {
+    const o = containerOptions(resolvedServer("files"), ctx, {});
+    expect(o).toMatchObject({
+      name: "mcpbox-s1-files",
+      Image: "img:1",
+      User: "1000:1000",
+      Tty: false,
+      OpenStdin: true,
+      StdinOnce: true,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Env: [],
+      Labels: {
+        "mcpbox.managed": "true",
+        "mcpbox.session": "s1",
+        "mcpbox.server": "files",
+        "mcpbox.owner-pid": "4242",
+        "mcpbox.config-hash": "abc123",
+      },
+    });
+    expect(o.Entrypoint).toBeUndefined();
+    expect(o.Cmd).toBeUndefined();
+    expect(o.HostConfig).toEqual({
+      NetworkMode: "none",
+      ReadonlyRootfs: true,
+      CapDrop: ["ALL"],
+      SecurityOpt: ["no-new-privileges:true"],
+      Init: true,
+      Memory: 512 * MiB,
+      MemorySwap: 512 * MiB,
+      NanoCpus: 1e9,
+      PidsLimit: 256,
+      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${64 * MiB}` },
+      Binds: [],
+      Ulimits: [
+        { Name: "nofile", Soft: 65536, Hard: 65536 },
+        { Name: "nproc", Soft: 65536, Hard: 65536 },
+      ],
+    });
+    expect(o.HostConfig).not.toHaveProperty("AutoRemove");
+  });
+
+  it("follows each policy key", () => {
+    const s = resolvedServer(
+      "x",
+      {
+        image: "i",
+        network: { network: "corp" },
+        limits: { memory: "1g", cpus: 0.5, pids: 32, tmpfs: "8m" },
+        user: "1234:1234",
+        readOnlyRoot: false,
+        mounts: [
+          { source: "/srv/a", target: "/a" },
+          { source: "/srv/b", target: "/b", readOnly: false },
+        ],
+        env: { MODE: "x" },
+        command: ["node", "--no-warnings", "main.js"],
+        args: ["--port", "1"],
+      },
+      "/",
+    );
+    const o = containerOptions(s, ctx, { TOKEN: "s3cret" });
+    expect(o.HostConfig).toMatchObject({
+      NetworkMode: "corp",
+      ReadonlyRootfs: false,
+      Memory: 1024 * MiB,
+      MemorySwap: 1024 * MiB,
+      NanoCpus: 5e8,
+      PidsLimit: 32,
+      Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${8 * MiB}` },
+      Binds: ["/srv/a:/a:ro", "/srv/b:/b:rw"],
+    });
+    expect(o.User).toBe("1234:1234");
+    expect(o.Env).toEqual(["MODE=x", "TOKEN=s3cret"]);
+    expect(o.Entrypoint).toEqual(["node"]);
+    expect(o.Cmd).toEqual(["--no-warnings", "main.js", "--port", "1"]);
+    expect(containerOptions(resolvedServer("b", { image: "i", network: "bridge" }), ctx, {}).HostConfig?.NetworkMode).toBe("bridge");
+  });
+
+  it("keeps args alone as Cmd under the image's entrypoint", () => {
+    const o = containerOptions(resolvedServer("a", { image: "i", args: ["/data"] }), ctx, {});
+    expect(o.Entrypoint).toBeUndefined();
+    expect(o.Cmd).toEqual(["/data"]);
+  });
+
+  it("makes names Docker accepts", () => {
+    expect(containerName("s-1", "my server/é")).toMatch(/^mcpbox-s-1-my-server--$/);
+    expect(containerName("x".repeat(40), "y".repeat(100)).length).toBeLessThanOrEqual(7 + 24 + 1 + 64);
+  });
+});
+
+describe("dockerRunArgs", () => {
+  it("mirrors every flag of the default policy", () => {
+    expect(dockerRunArgs(resolvedServer("files"), { image: "img:1", configHash: "abc123" })).toEqual([
+      "run", "-i", "--rm",
+      "--network", "none",
+      "--read-only",
+      "--user", "1000:1000",
+      "--cap-drop", "ALL",
+      "--security-opt", "no-new-privileges:true",
+      "--init",
+      "--memory", "512m", "--memory-swap", "512m",
+      "--cpus", "1", "--pids-limit", "256",
+      "--tmpfs", `/tmp:rw,noexec,nosuid,nodev,size=${64 * MiB}`,
+      "--ulimit", "nofile=65536:65536", "--ulimit", "nproc=65536:65536",
+      "--label", "mcpbox.managed=true", "--label", "mcpbox.server=files", "--label", "mcpbox.config-hash=abc123",
+      "img:1",
+    ]);
+  });
+
+  it("passes mounts, env, command and args; secrets by name only", () => {
+    const s = resolvedServer(
+      "x",
+      {
+        image: "i",
+        readOnlyRoot: false,
+        limits: { memory: "1.5g" },
+        mounts: [{ source: "/srv/a", target: "/a" }],
+        env: { MODE: "x" },
+        secrets: { TOKEN: { env: "HOST_TOKEN" } },
+        command: ["node", "main.js"],
+        args: ["--v"],
+      },
+      "/",
+    );
+    const args = dockerRunArgs(s, { image: "i" });
+    expect(args).not.toContain("--read-only");
+    expect(args).toContain("-v");
+    expect(args[args.indexOf("-v") + 1]).toBe("/srv/a:/a:ro");
+    expect(args[args.indexOf("--memory") + 1]).toBe(String(1.5 * 1024 * MiB));
+    expect(args.join(" ")).toContain("-e MODE=x -e TOKEN");
+    expect(args.slice(-5)).toEqual(["--entrypoint", "node", "i", "main.js", "--v"]);
+    const opts = containerOptions(s, ctx, { TOKEN: "s3cret-value" });
+    expect(opts.Env).toContain("TOKEN=s3cret-value");
+    expect(args.join("\0")).not.toContain("s3cret-value");
+    expect(args.join("\0")).not.toContain("HOST_TOKEN");
+  });
+});

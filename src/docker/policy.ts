@@ -1,0 +1,126 @@
+/**
+ * The run policy (SPEC 2.2) as container create options and as the equivalent `docker run` flags. Pure: dockerode is
+ * imported for its types only. Both functions derive from one list of settings so they cannot drift apart.
+ */
+import type { ContainerCreateOptions } from "dockerode";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { LABEL, containerLabels } from "./labels.ts";
+
+export interface RunContext {
+  session: string;
+  configHash: string;
+  ownerPid: number;
+  image: string;
+}
+
+/** Explicit rlimits: Podman otherwise sets values above what some machines allow (ENVIRONMENT). */
+export const ULIMITS = [
+  { Name: "nofile", Soft: 65536, Hard: 65536 },
+  { Name: "nproc", Soft: 65536, Hard: 65536 },
+] as const;
+
+export const SECURITY_OPT = "no-new-privileges:true";
+
+/** Container create options with the hardened defaults of SPEC 2.2 and the labels of 4.6. */
+export function containerOptions(
+  server: ResolvedServer,
+  ctx: RunContext,
+  secretEnv: Readonly<Record<string, string>>,
+): ContainerCreateOptions {
+  const { entrypoint, cmd } = commandLine(server);
+  const env = [...envPairs(server.env), ...envPairs(secretEnv)];
+  return {
+    name: containerName(ctx.session, server.name),
+    Image: ctx.image,
+    ...(entrypoint ? { Entrypoint: entrypoint } : {}),
+    ...(cmd ? { Cmd: cmd } : {}),
+    Env: env,
+    User: server.user,
+    Labels: containerLabels({ ...ctx, server: server.name }),
+    Tty: false,
+    OpenStdin: true,
+    StdinOnce: true,
+    AttachStdin: true,
+    AttachStdout: true,
+    AttachStderr: true,
+    HostConfig: {
+      NetworkMode: networkMode(server),
+      ReadonlyRootfs: server.readOnlyRoot,
+      CapDrop: ["ALL"],
+      SecurityOpt: [SECURITY_OPT],
+      Init: true,
+      Memory: server.limits.memoryBytes,
+      MemorySwap: server.limits.memoryBytes,
+      NanoCpus: nanoCpus(server.limits.cpus),
+      PidsLimit: server.limits.pids,
+      Tmpfs: { "/tmp": tmpfsOptions(server) },
+      Binds: server.mounts.map(bindSpec),
+      Ulimits: ULIMITS.map((u) => ({ ...u })),
+      // no AutoRemove: it loses the OOM flag; the container is removed explicitly after it stops (ENVIRONMENT)
+    },
+  };
+}
+
+/**
+ * The equivalent `docker run` argv without the leading "docker", for clients that run servers with no gateway.
+ * Secrets are passed by name only (`-e NAME`: docker reads the value from its own environment). No session or owner
+ * pid labels: nobody owns these containers but the client, and `--rm` removes them.
+ */
+export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; configHash?: string }): string[] {
+  const { entrypoint, cmd } = commandLine(server);
+  const l = server.limits;
+  const args = ["run", "-i", "--rm"];
+  args.push("--network", networkMode(server));
+  if (server.readOnlyRoot) args.push("--read-only");
+  args.push("--user", server.user, "--cap-drop", "ALL", "--security-opt", SECURITY_OPT, "--init");
+  args.push("--memory", sizeArg(l.memory, l.memoryBytes), "--memory-swap", sizeArg(l.memory, l.memoryBytes));
+  args.push("--cpus", String(l.cpus), "--pids-limit", String(l.pids));
+  args.push("--tmpfs", `/tmp:${tmpfsOptions(server)}`);
+  for (const m of server.mounts) args.push("-v", bindSpec(m));
+  for (const u of ULIMITS) args.push("--ulimit", `${u.Name}=${u.Soft}:${u.Hard}`);
+  for (const pair of envPairs(server.env)) args.push("-e", pair);
+  for (const name of Object.keys(server.secrets)) args.push("-e", name);
+  args.push("--label", `${LABEL.managed}=true`, "--label", `${LABEL.server}=${server.name}`);
+  if (ctx.configHash) args.push("--label", `${LABEL.configHash}=${ctx.configHash}`);
+  if (entrypoint) args.push("--entrypoint", entrypoint[0]!);
+  args.push(ctx.image, ...(cmd ?? []));
+  return args;
+}
+
+/** `mcpbox-<session>-<server>`, cut to characters and a length Docker accepts. */
+export function containerName(session: string, server: string): string {
+  const clean = (s: string, max: number) => s.replace(/[^a-zA-Z0-9_.-]/g, "-").slice(0, max);
+  return `mcpbox-${clean(session, 24)}-${clean(server, 64)}`;
+}
+
+export function networkMode(server: ResolvedServer): string {
+  return typeof server.network === "string" ? server.network : server.network.network;
+}
+
+/** `command` replaces the entrypoint; as `--entrypoint` takes one word, the rest of it goes first in Cmd. */
+function commandLine(server: ResolvedServer): { entrypoint?: [string]; cmd?: string[] } {
+  const [first, ...rest] = server.command ?? [];
+  if (first === undefined) return server.args.length > 0 ? { cmd: [...server.args] } : {};
+  return { entrypoint: [first], cmd: [...rest, ...server.args] };
+}
+
+function envPairs(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).map(([k, v]) => `${k}=${v}`);
+}
+
+function tmpfsOptions(server: ResolvedServer): string {
+  return `rw,noexec,nosuid,nodev,size=${server.limits.tmpfsBytes}`;
+}
+
+function bindSpec(m: { source: string; target: string; readOnly: boolean }): string {
+  return `${m.source}:${m.target}:${m.readOnly ? "ro" : "rw"}`;
+}
+
+function nanoCpus(cpus: number): number {
+  return Math.round(cpus * 1e9);
+}
+
+/** Keep the user's "512m" when docker reads it the same way; otherwise plain bytes. */
+function sizeArg(text: string, bytes: number): string {
+  return /^\d+[bkmg]?$/i.test(text.trim()) ? text.trim().toLowerCase() : String(bytes);
+}
