@@ -36,12 +36,12 @@ const SOCKET_NAMES = /(^|\/)(docker|podman|containerd|dockershim)\.sock$/;
 export function mountDanger(source: string, home: string): Danger | undefined {
   const p = path.resolve(source);
   if (SOCKET_NAMES.test(p)) return { kind: "docker-socket", what: "a container engine socket" };
+  if (p === "/") return { kind: "sensitive", what: "the root filesystem" };
   for (const runDir of ["/var/run", "/run"]) {
     if (p === runDir || isInside(path.join(runDir, "docker.sock"), p)) {
       return { kind: "docker-socket", what: `${runDir}, which holds the Docker socket` };
     }
   }
-  if (p === "/") return { kind: "sensitive", what: "the root filesystem" };
   if (p === path.resolve(home)) return { kind: "sensitive", what: "your home folder" };
   const sensitive = ["/etc", ...[".ssh", ".aws", ".gnupg", ".kube", ".docker"].map((d) => path.join(home, d))];
   for (const dir of sensitive) {

@@ -105,7 +105,7 @@ export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedF
 
 /** Step 3: schema and policy checks; every problem at once. */
 export function checkRawConfig(raw: unknown, file: string, env: CheckEnv = realEnv()): CheckedConfig {
-  const result = UserConfigSchema.safeParse(raw);
+  const result = UserConfigSchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     const problems = problemsFromZod(UserConfigSchema, result.error);
     return { file, problems: [...problems, ...checkValidParts(raw, file, env)], parsed: undefined };

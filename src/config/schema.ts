@@ -25,7 +25,8 @@ export const Mount = z
       .describe("Absolute path inside the container"),
     readOnly: z.boolean().optional().describe("Read-only unless set to false"),
   })
-  .describe("A bind mount, read-only unless readOnly: false");
+  .describe("A bind mount, read-only unless readOnly: false")
+  .meta({ id: "Mount" });
 
 export const Network = z
   .union([
@@ -36,12 +37,14 @@ export const Network = z
   ], { error: 'must be "none", "bridge" or { network: "<docker network name>" }' })
   .describe('"none" (default), "bridge", or { network: "<docker network name>" }');
 
-export const Limits = z.strictObject({
-  memory: Size.optional().describe('Memory limit, no swap beyond it (default "512m")'),
-  cpus: z.number().positive().max(1024).optional().describe("CPU limit (default 1)"),
-  pids: z.number().int().min(8).max(1_000_000).optional().describe("Process limit (default 256)"),
-  tmpfs: Size.optional().describe('Size of the noexec tmpfs on /tmp (default "64m")'),
-});
+export const Limits = z
+  .strictObject({
+    memory: Size.optional().describe('Memory limit, no swap beyond it (default "512m")'),
+    cpus: z.number().positive().max(1024).optional().describe("CPU limit (default 1)"),
+    pids: z.number().int().min(8).max(1_000_000).optional().describe("Process limit (default 256)"),
+    tmpfs: Size.optional().describe('Size of the noexec tmpfs on /tmp (default "64m")'),
+  })
+  .meta({ id: "Limits" });
 
 export const Dangerous = z
   .strictObject({
@@ -87,7 +90,7 @@ export const policyShape = {
   dangerous: Dangerous.optional(),
 };
 
-export const Defaults = z.strictObject(policyShape).describe("Policy applied under every server");
+export const Defaults = z.strictObject(policyShape).describe("Policy applied under every server").meta({ id: "Policy" });
 
 export const Secret = z.union([
   z.strictObject({ env: EnvName.describe("Host environment variable to read when serving") }),
@@ -150,7 +153,8 @@ export const Server = z
         }
       }
     }
-  });
+  })
+  .meta({ id: "Server" });
 
 export const BuildSettings = z.strictObject({
   caCerts: z.string().min(1).optional().describe("A CA bundle handed to package managers during builds"),

@@ -1,0 +1,127 @@
+import os from "node:os";
+import path from "node:path";
+import fs from "node:fs";
+import { describe, expect, it } from "vitest";
+import { checkRawConfig } from "./load.ts";
+import { formatProblem, errorsOf, warningsOf } from "./problems.ts";
+import type { CheckEnv } from "./checks.ts";
+import { isRootUser, mountDanger } from "./checks.ts";
+
+const home = "/home/ada";
+const dir = "/work/project";
+const file = path.join(dir, "sandbox.config.ts");
+const existing = new Set(["/work/project/data", "/", home, "/etc", `${home}/.ssh`, `${home}/.aws`, "/var/run/docker.sock", "/run", `${home}/code`]);
+const env: CheckEnv = { home, exists: (p) => existing.has(p), realpath: (p) => p };
+
+const check = (servers: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+  checkRawConfig({ servers, ...extra }, file, env).problems.map((p) => formatProblem("sandbox.config.ts", p));
+
+const image = { image: "mcp/x:1" };
+
+describe("policy checks (SPEC 2.3)", () => {
+  it("accepts a plain hardened server", () => {
+    expect(check({ a: { ...image, mounts: [{ source: "./data", target: "/data" }] } })).toEqual([]);
+  });
+
+  const refusals: [string, Record<string, unknown>, string, Record<string, boolean>][] = [
+    ["/", { mounts: [{ source: "/", target: "/h" }] }, "root filesystem", { allowSensitiveMounts: true }],
+    ["home", { mounts: [{ source: "~", target: "/h" }] }, "home folder", { allowSensitiveMounts: true }],
+    ["/etc", { mounts: [{ source: "/etc", target: "/h" }] }, "/etc", { allowSensitiveMounts: true }],
+    ["~/.ssh", { mounts: [{ source: "~/.ssh", target: "/h" }] }, "~/.ssh", { allowSensitiveMounts: true }],
+    ["~/.aws", { mounts: [{ source: `${home}/.aws`, target: "/h" }] }, "~/.aws", { allowSensitiveMounts: true }],
+    ["docker.sock", { mounts: [{ source: "/var/run/docker.sock", target: "/s" }] }, "engine socket", { allowDockerSocket: true }],
+    ["/run", { mounts: [{ source: "/run", target: "/s" }] }, "Docker socket", { allowDockerSocket: true }],
+    ["host network", { network: "host" }, 'network "host"', { allowHostNetwork: true }],
+    ["root user", { user: "root" }, "runs as root", { allowRoot: true }],
+    ["uid 0", { user: "0:0" }, "runs as root", { allowRoot: true }],
+    ["numeric 0", { user: 0 }, "runs as root", { allowRoot: true }],
+  ];
+  for (const [name, policy, message, optIn] of refusals) {
+    it(`refuses ${name} and names the opt-in`, () => {
+      const problems = check({ s: { ...image, ...policy } });
+      const line = problems.find((p) => p.includes(message));
+      expect(line, problems.join("\n")).toMatch(/^sandbox\.config\.ts: servers\.s\.\w+/);
+      expect(line).toContain(`dangerous.${Object.keys(optIn)[0]}`);
+    });
+    it(`accepts ${name} with its opt-in, as a warning`, () => {
+      const r = checkRawConfig({ servers: { s: { ...image, ...policy, dangerous: optIn } } }, file, env);
+      expect(errorsOf(r.problems)).toEqual([]);
+      expect(warningsOf(r.problems).map((p) => p.message)).toContain("isolation is weakened by this opt-in");
+    });
+  }
+
+  it("a folder that contains ~/.ssh is refused too", () => {
+    expect(mountDanger("/home", home)?.what).toContain("~/.ssh");
+    expect(mountDanger(`${home}/code`, home)).toBeUndefined();
+  });
+
+  it("reports a missing mount source with the resolved path", () => {
+    expect(check({ s: { ...image, mounts: [{ source: "./nope", target: "/n" }] } })).toEqual([
+      "sandbox.config.ts: servers.s.mounts.0.source: ./nope does not exist (resolved to /work/project/nope) (create it, or fix the path: relative paths start at the config file's folder)",
+    ]);
+  });
+
+  it("checks defaults' mounts under defaults", () => {
+    const problems = check({ s: image }, { defaults: { mounts: [{ source: "~/.ssh", target: "/k" }] } });
+    expect(problems.some((p) => p.startsWith("sandbox.config.ts: defaults.mounts.0.source: mounts ~/.ssh"))).toBe(true);
+  });
+
+  it("refuses a non-absolute target and two sources", () => {
+    const problems = check({ s: { ...image, template: "node", package: "x@1", mounts: [{ source: "./data", target: "data" }] } });
+    expect(problems).toContain('sandbox.config.ts: servers.s.mounts.0.target: must be an absolute path inside the container, e.g. "/data"');
+    expect(problems).toContain("sandbox.config.ts: servers.s: has 2 sources (image, template): keep exactly one");
+  });
+
+  it("refuses a server with no source", () => {
+    expect(check({ s: { args: [] } })[0]).toContain("servers.s: has no source");
+  });
+
+  it("unknown keys get a did-you-mean hint, at any depth", () => {
+    expect(check({ s: { ...image, monts: [] } })).toContain('sandbox.config.ts: servers.s.monts: unknown key (did you mean "mounts"?)');
+    expect(check({ s: { ...image, limits: { memroy: "1g" } } })).toContain(
+      'sandbox.config.ts: servers.s.limits.memroy: unknown key (did you mean "memory"?)',
+    );
+    expect(check({}, { defualts: {} })).toContain('sandbox.config.ts: defualts: unknown key (did you mean "defaults"?)');
+  });
+
+  it("wrong types name the path and what was expected", () => {
+    const problems = check({ s: { ...image, limits: { cpus: "two", memory: "lots" }, network: "wifi" } });
+    expect(problems).toContain('sandbox.config.ts: servers.s.limits.cpus: expected number, received string "two"');
+    expect(problems).toContain('sandbox.config.ts: servers.s.limits.memory: must be a size like "512m", "1g" or "64k"');
+    expect(problems).toContain('sandbox.config.ts: servers.s.network: must be "none", "bridge" or { network: "<docker network name>" }');
+  });
+
+  it("reports schema errors and policy refusals all at once", () => {
+    const problems = check({ s: { ...image, monts: [], user: "root", mounts: [{ source: "~/.ssh", target: "/k" }] } });
+    expect(problems.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("warns, without failing, on credentials written as literals", () => {
+    const r = checkRawConfig(
+      { servers: { s: { ...image, env: { GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" }, args: ["--api-key=sk-abcdefghijklmnopqrstuvwx"] } } },
+      file,
+      env,
+    );
+    expect(errorsOf(r.problems)).toEqual([]);
+    expect(warningsOf(r.problems).map((p) => p.path.join("."))).toEqual(["servers.s.env.GITHUB_TOKEN", "servers.s.args.0"]);
+  });
+
+  it("refuses a key both in env and secrets, and duplicated prefixes", () => {
+    expect(check({ s: { ...image, env: { A: "1" }, secrets: { A: { env: "A" } } } })[0]).toContain("servers.s.env.A: A is both");
+    expect(check({ a: { ...image, prefix: "x" }, b: { ...image, prefix: "x" } })[0]).toContain(
+      'servers.b.prefix: "x" is already the prefix of server "a"',
+    );
+  });
+
+  it("isRootUser", () => {
+    expect([0, "0", "root", "root:root", "0:1000"].every(isRootUser)).toBe(true);
+    expect(["1000", "1000:0", "rooty", 10].some(isRootUser)).toBe(false);
+  });
+
+  it("works on the real file system", () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-checks-"));
+    fs.mkdirSync(path.join(tmp, "data"));
+    const r = checkRawConfig({ servers: { s: { ...image, mounts: [{ source: "data", target: "/d" }] } } }, path.join(tmp, "x.ts"));
+    expect(r.problems).toEqual([]);
+  });
+});

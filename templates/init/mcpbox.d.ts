@@ -1,0 +1,281 @@
+// Types of mcpbox's sandbox.config.ts, generated from mcpbox's config schema.
+// Written by `mcpbox init`; `mcpbox init --force` rewrites it. Do not edit.
+declare module "mcpbox" {
+  /**
+   * mcpbox sandbox configuration
+   */
+  export interface UserConfig {
+    $schema?: string;
+    defaults?: Policy;
+    build?: {
+      /**
+       * A CA bundle handed to package managers during builds
+       */
+      caCerts?: string;
+      /**
+       * Base images of the templates
+       */
+      baseImages?: {
+        node?: string;
+        python?: string;
+      };
+      /**
+       * Where --push sends images
+       */
+      registry?: string;
+    };
+    audit?: {
+      /**
+       * Audit log folder (default $MCPBOX_HOME/audit)
+       */
+      path?: string;
+      enabled?: boolean;
+    };
+    servers: {
+      [k: string]: Server | undefined;
+    };
+  }
+  /**
+   * Policy applied under every server
+   */
+  export interface Policy {
+    mounts?: Mount[];
+    /**
+     * "none" (default), "bridge", or { network: "<docker network name>" }
+     */
+    network?:
+      | "none"
+      | "bridge"
+      | "host"
+      | {
+          /**
+           * A Docker network name
+           */
+          network: string;
+        };
+    limits?: Limits;
+    /**
+     * uid[:gid] (default "1000:1000"); root is refused unless dangerous.allowRoot
+     */
+    user?: string | number;
+    readOnlyRoot?: boolean;
+    tools?: {
+      /**
+       * Items: A glob pattern on the server's own tool names, e.g. delete_*
+       */
+      allow?: string[];
+      /**
+       * Items: A glob pattern on the server's own tool names, e.g. delete_*
+       */
+      deny?: string[];
+    };
+    /**
+     * Tools that need a person's approval per call
+     *
+     * Items: A glob pattern on the server's own tool names, e.g. delete_*
+     */
+    approve?: string[];
+    timeouts?: {
+      startupMs?: number;
+      callMs?: number;
+      /**
+       * code-runner: wall-clock limit of one run
+       */
+      runMs?: number;
+    };
+    /**
+     * Name prefix in the gateway (default: the server's name); false for none
+     */
+    prefix?: string | false;
+    startup?: "eager" | "lazy";
+    restart?: "on-failure" | "never";
+    /**
+     * Extra tool argument names that hold paths and must stay inside the mount targets
+     */
+    pathArguments?: string[];
+    /**
+     * Explicit opt-ins for what validation refuses otherwise
+     */
+    dangerous?: {
+      allowRoot?: boolean;
+      allowHostNetwork?: boolean;
+      allowDockerSocket?: boolean;
+      allowSensitiveMounts?: boolean;
+    };
+  }
+  /**
+   * A bind mount, read-only unless readOnly: false
+   */
+  export interface Mount {
+    /**
+     * Host path, relative to the config file's folder
+     */
+    source: string;
+    /**
+     * Absolute path inside the container
+     */
+    target: string;
+    /**
+     * Read-only unless set to false
+     */
+    readOnly?: boolean;
+  }
+  export interface Limits {
+    /**
+     * Memory limit, no swap beyond it (default "512m")
+     */
+    memory?: string;
+    /**
+     * CPU limit (default 1)
+     */
+    cpus?: number;
+    /**
+     * Process limit (default 256)
+     */
+    pids?: number;
+    /**
+     * Size of the noexec tmpfs on /tmp (default "64m")
+     */
+    tmpfs?: string;
+  }
+  export interface Server {
+    /**
+     * A prebuilt image
+     */
+    image?: string;
+    /**
+     * Build the image from a template; needs package
+     */
+    template?: "node" | "python";
+    /**
+     * name@version, name==version, or a local folder or archive path (with template)
+     */
+    package?: string;
+    /**
+     * Your own Dockerfile
+     */
+    build?: {
+      context: string;
+      dockerfile?: string;
+      args?: {
+        [k: string]: string | undefined;
+      };
+    };
+    /**
+     * A server implemented by mcpbox
+     */
+    builtin?: "code-runner";
+    /**
+     * Replaces the image's entrypoint
+     */
+    command?: string[];
+    args?: string[];
+    /**
+     * Environment variables (not secret)
+     */
+    env?: {
+      [k: string]: string | undefined;
+    };
+    /**
+     * Resolved when serving; never written anywhere
+     */
+    secrets?: {
+      [k: string]:
+        | {
+            /**
+             * Host environment variable to read when serving
+             */
+            env: string;
+          }
+        | {
+            /**
+             * File to read when serving, relative to the config
+             */
+            file: string;
+          }
+        | undefined;
+    };
+    /**
+     * code-runner: languages offered
+     *
+     * @minItems 1
+     */
+    languages?: ["python" | "node" | "bash", ...("python" | "node" | "bash")[]];
+    /**
+     * code-runner: cap on stdout and stderr
+     */
+    maxOutputBytes?: number;
+    /**
+     * code-runner: warm containers per language
+     */
+    pool?: number;
+    mounts?: Mount[];
+    /**
+     * "none" (default), "bridge", or { network: "<docker network name>" }
+     */
+    network?:
+      | "none"
+      | "bridge"
+      | "host"
+      | {
+          /**
+           * A Docker network name
+           */
+          network: string;
+        };
+    limits?: Limits;
+    /**
+     * uid[:gid] (default "1000:1000"); root is refused unless dangerous.allowRoot
+     */
+    user?: string | number;
+    readOnlyRoot?: boolean;
+    tools?: {
+      /**
+       * Items: A glob pattern on the server's own tool names, e.g. delete_*
+       */
+      allow?: string[];
+      /**
+       * Items: A glob pattern on the server's own tool names, e.g. delete_*
+       */
+      deny?: string[];
+    };
+    /**
+     * Tools that need a person's approval per call
+     *
+     * Items: A glob pattern on the server's own tool names, e.g. delete_*
+     */
+    approve?: string[];
+    timeouts?: {
+      startupMs?: number;
+      callMs?: number;
+      /**
+       * code-runner: wall-clock limit of one run
+       */
+      runMs?: number;
+    };
+    /**
+     * Name prefix in the gateway (default: the server's name); false for none
+     */
+    prefix?: string | false;
+    startup?: "eager" | "lazy";
+    restart?: "on-failure" | "never";
+    /**
+     * Extra tool argument names that hold paths and must stay inside the mount targets
+     */
+    pathArguments?: string[];
+    /**
+     * Explicit opt-ins for what validation refuses otherwise
+     */
+    dangerous?: {
+      allowRoot?: boolean;
+      allowHostNetwork?: boolean;
+      allowDockerSocket?: boolean;
+      allowSensitiveMounts?: boolean;
+    };
+  }
+
+  /** Returns its argument: it is there so the editor checks the config against the schema. */
+  export function defineConfig(config: UserConfig): UserConfig;
+  export function defineConfig(config: Promise<UserConfig>): Promise<UserConfig>;
+  export function defineConfig(config: () => UserConfig | Promise<UserConfig>): () => UserConfig | Promise<UserConfig>;
+}
