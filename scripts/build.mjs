@@ -23,7 +23,11 @@ const log = (msg) => process.stderr.write(`build: ${msg} (${Math.round(performan
 const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
 const appDir = path.join(work, "app");
 fs.mkdirSync(work, { recursive: true });
-const { entry, files } = await bundle({ root, outdir: appDir, version });
+const { entry, files } = await bundle({ root, outdir: appDir, version }).catch(() => {
+  // esbuild has printed the errors with their places
+  process.stderr.write("build: bundling failed\n");
+  process.exit(1);
+});
 log(`bundled ${files.length} chunks`);
 
 const assets = { "mcpbox/manifest.json": path.join(work, "manifest.json") };

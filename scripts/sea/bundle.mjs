@@ -1,6 +1,7 @@
 /** esbuild: src/cli/main.ts → ESM chunks for the single executable. Returns the entry and every output file. */
 import fs from "node:fs";
 import path from "node:path";
+import { createRequire } from "node:module";
 import * as esbuild from "esbuild";
 
 // ESM chunks that still use CommonJS names (bundled CommonJS packages, optional native addons).
@@ -41,7 +42,7 @@ export async function bundle({ root, outdir, version }) {
       // jiti's ESM entry loads babel through a runtime createRequire that a bundle cannot follow
       jiti: path.join(root, "node_modules/jiti/lib/jiti.cjs"),
     },
-    plugins: [missingCommands(root)],
+    plugins: [missingCommands(root), cjsDynamicImports(root)],
   });
   const files = Object.keys(result.metafile.outputs).map((f) => path.relative(outdir, path.resolve(root, f)));
   return { entry: "main.mjs", files: files.map((f) => f.split(path.sep).join("/")).sort() };
@@ -67,4 +68,41 @@ function missingCommands(root) {
       }));
     },
   };
+}
+
+/**
+ * With code splitting, esbuild gives `await import("cjs-package")` only a `default` export (evanw/esbuild#3245), so
+ * `const { x } = await import("cosmiconfig")` breaks. Such imports go through a wrapper with Node's shape instead:
+ * default = module.exports, plus one named export per property (names read at build time).
+ */
+function cjsDynamicImports(root) {
+  const requireFromRoot = createRequire(path.join(root, "package.json"));
+  return {
+    name: "cjs-dynamic-imports",
+    setup(build) {
+      build.onResolve({ filter: /^[^./]/ }, async (args) => {
+        if (args.kind !== "dynamic-import" || args.path.startsWith("node:") || args.pluginData?.direct) return undefined;
+        const resolved = await build.resolve(args.path, { kind: "import-statement", resolveDir: args.resolveDir, pluginData: { direct: true } });
+        if (resolved.errors.length > 0 || resolved.external || !isCommonJs(resolved.path)) return undefined;
+        return { path: args.path, namespace: "cjs-dynamic", pluginData: { resolveDir: args.resolveDir } };
+      });
+      build.onLoad({ filter: /.*/, namespace: "cjs-dynamic" }, (args) => {
+        const names = Object.keys(requireFromRoot(args.path)).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
+        const spec = JSON.stringify(args.path);
+        const lines = [`const m = require(${spec});`, "export default m;"];
+        for (const n of names) lines.push(`export const ${n} = m[${JSON.stringify(n)}];`);
+        return { contents: lines.join("\n"), loader: "js", resolveDir: args.pluginData.resolveDir };
+      });
+    },
+  };
+}
+
+function isCommonJs(file) {
+  if (file.endsWith(".cjs")) return true;
+  if (!file.endsWith(".js")) return false;
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    const pkg = path.join(dir, "package.json");
+    if (fs.existsSync(pkg)) return JSON.parse(fs.readFileSync(pkg, "utf8")).type !== "module";
+  }
+  return true;
 }
