@@ -1,0 +1,97 @@
+/**
+ * Where gateways publish themselves: `$MCPBOX_HOME/run/<session>.sock` and `<session>.json` (SPEC 6). The folder is
+ * 0700 so only its user can reach the sockets. Entries of gateways whose process is gone are stale and removed.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { GatewayInfo } from "../gateway/events.ts";
+
+export function mcpboxHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
+}
+
+export const runDir = (home = mcpboxHome()) => path.join(home, "run");
+export const socketPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.sock`);
+export const infoPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.json`);
+
+/** Creates the run folder readable only by its user, and tightens it if it exists with wider rights. */
+export function ensureRunDir(home = mcpboxHome()): string {
+  const dir = runDir(home);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if ((fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  return dir;
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"; // alive, but another user's
+  }
+}
+
+export interface PublishedGateway {
+  info: GatewayInfo;
+  socket: string;
+}
+
+/** The gateways published in the run folder whose process is alive; removes the entries of dead ones. */
+export function listGateways(home = mcpboxHome()): PublishedGateway[] {
+  const dir = runDir(home);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const found: PublishedGateway[] = [];
+  for (const name of names.filter((n) => n.endsWith(".json"))) {
+    const session = name.slice(0, -".json".length);
+    const info = readInfo(path.join(dir, name));
+    if (info && isAlive(info.pid)) found.push({ info, socket: socketPath(session, home) });
+    else if (info || isOld(path.join(dir, name))) removeEntry(session, home);
+  }
+  removeOrphanSockets(dir, new Set(names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5))));
+  return found.sort((a, b) => a.info.startedAt - b.info.startedAt);
+}
+
+export function removeEntry(session: string, home = mcpboxHome()): void {
+  fs.rmSync(socketPath(session, home), { force: true });
+  fs.rmSync(infoPath(session, home), { force: true });
+}
+
+function readInfo(file: string): GatewayInfo | undefined {
+  try {
+    const info = JSON.parse(fs.readFileSync(file, "utf8")) as GatewayInfo;
+    return typeof info.pid === "number" && typeof info.session === "string" ? info : undefined;
+  } catch {
+    return undefined; // being written, or broken
+  }
+}
+
+/** A socket without its json for more than a minute belongs to a gateway that died before describing itself. */
+function removeOrphanSockets(dir: string, sessions: Set<string>): void {
+  for (const name of safeReaddir(dir)) {
+    if (name.endsWith(".sock") && !sessions.has(name.slice(0, -5)) && isOld(path.join(dir, name))) {
+      fs.rmSync(path.join(dir, name), { force: true });
+    }
+  }
+}
+
+function isOld(file: string): boolean {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs > 60_000;
+  } catch {
+    return false;
+  }
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}

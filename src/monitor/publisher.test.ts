@@ -1,0 +1,115 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { GatewayEvents, type GatewayInfo } from "../gateway/events.ts";
+import { connectGateway } from "./client.ts";
+import type { GatewayMessage } from "./protocol.ts";
+import { publishGateway, type Publication } from "./publisher.ts";
+import { listGateways } from "./paths.ts";
+
+let home: string;
+let pub: Publication | undefined;
+const info: GatewayInfo = { session: "s1", pid: process.pid, configFile: "/x/sandbox.config.ts", startedAt: 1, version: "t" };
+const limits = { memoryBytes: 512 << 20, cpus: 1, pids: 100 };
+
+beforeEach(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-pub-"));
+});
+afterEach(async () => {
+  await pub?.close();
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+/** Collects messages until `until` is true. */
+async function collect(socket: string, until: (ms: GatewayMessage[]) => boolean) {
+  const messages: GatewayMessage[] = [];
+  let done!: () => void;
+  const finished = new Promise<void>((r) => (done = r));
+  const conn = await connectGateway(socket, {
+    onMessage: (m) => {
+      messages.push(m);
+      if (until(messages)) done();
+    },
+    onClose: () => done(),
+  });
+  return { conn, messages, finished };
+}
+
+describe("publishGateway", () => {
+  it("gives a late monitor hello and the snapshot first, then live events", async () => {
+    const events = new GatewayEvents();
+    pub = await publishGateway(events, info, { restart: async () => {} }, { home, readStats: async () => undefined });
+    events.emit({ type: "server", at: 1, server: "a", state: "running", containerId: "c1", restarts: 0, startedAt: 1, limits });
+    events.emit({ type: "call", at: 2, server: "a", method: "tools/call", tool: "echo", durationMs: 3, outcome: "ok", bytes: 10 });
+    events.emit({ type: "stderr", at: 3, server: "a", line: "hello from a" });
+    events.emit({ type: "guard", at: 4, server: "a", tool: "rm", decision: "denied", reason: "deny list" });
+
+    const { conn, messages, finished } = await collect(pub.socket, (ms) => ms.some((m) => m.type === "call"));
+    await new Promise((r) => setTimeout(r, 50));
+    events.emit({ type: "call", at: 5, server: "a", method: "tools/call", tool: "add", durationMs: 1, outcome: "error", bytes: 1 });
+    await finished;
+    conn.close();
+
+    expect(messages.map((m) => m.type)).toEqual(["hello", "snapshot", "call"]);
+    const snapshot = messages[1] as Extract<GatewayMessage, { type: "snapshot" }>;
+    expect(snapshot.servers).toMatchObject([{ server: "a", state: "running", containerId: "c1", restarts: 0, limits }]);
+    expect(snapshot.calls).toHaveLength(1);
+    expect(snapshot.stderr).toEqual({ a: ["hello from a"] });
+    expect(snapshot.guards[0]).toMatchObject({ tool: "rm", decision: "denied" });
+    expect(messages[2]).toMatchObject({ v: 1, tool: "add", outcome: "error" });
+  });
+
+  it("is reachable only by its user and describes the gateway", async () => {
+    pub = await publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home });
+    expect(fs.statSync(path.join(home, "run")).mode & 0o777).toBe(0o700);
+    expect(fs.statSync(pub.socket).mode & 0o777).toBe(0o600);
+    expect(listGateways(home)).toEqual([{ info, socket: pub.socket }]);
+    await pub.close();
+    expect(fs.readdirSync(path.join(home, "run"))).toEqual([]);
+  });
+
+  it("passes a restart command to the gateway and reports its failure", async () => {
+    const asked: string[] = [];
+    const restart = async (server: string) => {
+      if (server === "nope") throw new Error("no server named nope");
+      asked.push(server);
+    };
+    pub = await publishGateway(new GatewayEvents(), info, { restart }, { home });
+    const { conn } = await collect(pub.socket, () => false);
+    await conn.restart("a");
+    await expect(conn.restart("nope")).rejects.toThrow("no server named nope");
+    conn.close();
+    expect(asked).toEqual(["a"]);
+  });
+
+  it("polls stats only while a monitor is connected", async () => {
+    const events = new GatewayEvents();
+    let polls = 0;
+    const readStats = async () => {
+      polls++;
+      return { cpuPercent: 12.5, memoryBytes: 1000, memoryLimitBytes: 2000, pids: 3, oomKilled: false };
+    };
+    pub = await publishGateway(events, info, { restart: async () => {} }, { home, readStats, statsIntervalMs: 20 });
+    events.emit({ type: "server", at: 1, server: "a", state: "running", containerId: "c1", restarts: 0, startedAt: 1, limits });
+    await new Promise((r) => setTimeout(r, 100));
+    expect(polls).toBe(0);
+    const { conn, messages, finished } = await collect(pub.socket, (ms) => ms.filter((m) => m.type === "stats").length >= 2);
+    await finished;
+    conn.close();
+    expect(messages.find((m) => m.type === "stats")).toMatchObject({ server: "a", cpuPercent: 12.5, pids: 3 });
+    await new Promise((r) => setTimeout(r, 60));
+    const after = polls;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(polls).toBe(after);
+  });
+
+  it("removes what a dead gateway left when it starts", async () => {
+    const run = path.join(home, "run");
+    fs.mkdirSync(run, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(path.join(run, "dead.json"), JSON.stringify({ ...info, session: "dead", pid: 2 ** 22 + 1 }));
+    fs.writeFileSync(path.join(run, "dead.sock"), "");
+    pub = await publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home });
+    expect(fs.readdirSync(run).sort()).toEqual(["s1.json", "s1.sock"]);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The gateway's event socket (SPEC 6): `$MCPBOX_HOME/run/<session>.sock` (folder 0700, socket 0600) plus
+ * `<session>.json`. Each monitor gets `hello`, the current snapshot, then live events; it may ask for a restart.
+ * Container stats are polled every second only while at least one monitor is connected. Nothing here keeps the
+ * gateway's process alive (the server, sockets and timer are unref'ed).
+ */
+import fs from "node:fs";
+import net from "node:net";
+import type { GatewayEvent, GatewayEvents, GatewayInfo } from "../gateway/events.ts";
+import { messageOf } from "../errors.ts";
+import { encode, lineSplitter, parseCommand, PROTOCOL_VERSION, type MonitorCommand } from "./protocol.ts";
+import { Recorder } from "./recorder.ts";
+import { ensureRunDir, infoPath, listGateways, mcpboxHome, socketPath } from "./paths.ts";
+
+export interface GatewayActions {
+  restart(server: string): Promise<void>;
+}
+
+export type StatsReader = (containerId: string) => Promise<Omit<Extract<GatewayEvent, { type: "stats" }>, "type" | "at" | "server"> | undefined>;
+
+export interface PublishOptions {
+  /** default: $MCPBOX_HOME or ~/.mcpbox */
+  home?: string;
+  /** default: one-shot Docker stats (src/docker/stats.ts) */
+  readStats?: StatsReader;
+  statsIntervalMs?: number;
+}
+
+export interface Publication {
+  readonly socket: string;
+  /** monitors connected now */
+  readonly clients: number;
+  close(): Promise<void>;
+}
+
+/** A monitor that stops reading is dropped once this much output waits for it. */
+const MAX_PENDING_BYTES = 4 << 20;
+
+export async function publishGateway(events: GatewayEvents, info: GatewayInfo, actions: GatewayActions, options: PublishOptions = {}): Promise<Publication> {
+  const home = options.home ?? mcpboxHome();
+  ensureRunDir(home);
+  listGateways(home); // removes what dead gateways left
+  const socket = socketPath(info.session, home);
+  fs.rmSync(socket, { force: true });
+
+  const recorder = new Recorder();
+  const clients = new Set<net.Socket>();
+  const send = (client: net.Socket, message: object) => {
+    if (client.writableLength > MAX_PENDING_BYTES) return void client.destroy();
+    client.write(encode(message));
+  };
+  const publish = (event: GatewayEvent) => {
+    const published = recorder.record(event);
+    for (const client of clients) send(client, { v: PROTOCOL_VERSION, ...published });
+  };
+  const unsubscribe = events.on(publish);
+  const poller = statsPoller(recorder, publish, options);
+
+  const server = net.createServer((client) => {
+    client.unref();
+    client.on("error", () => client.destroy());
+    client.on("close", () => {
+      clients.delete(client);
+      if (clients.size === 0) poller.stop();
+    });
+    send(client, { v: PROTOCOL_VERSION, type: "hello", gateway: info });
+    send(client, { v: PROTOCOL_VERSION, type: "snapshot", ...recorder.snapshot() });
+    clients.add(client);
+    poller.start();
+    client.on("data", lineSplitter((line) => void answer(client, parseCommand(line)), () => client.destroy()));
+  });
+
+  const answer = async (client: net.Socket, command: MonitorCommand | undefined) => {
+    if (!command) return send(client, { v: PROTOCOL_VERSION, type: "reply", ok: false, error: "unknown command" });
+    if (command.type === "ping") return send(client, { v: PROTOCOL_VERSION, type: "reply", id: command.id, ok: true });
+    try {
+      await actions.restart(command.server);
+      send(client, { v: PROTOCOL_VERSION, type: "reply", id: command.id, ok: true });
+    } catch (e) {
+      send(client, { v: PROTOCOL_VERSION, type: "reply", id: command.id, ok: false, error: messageOf(e) });
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socket, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.unref();
+  fs.chmodSync(socket, 0o600);
+  writeInfo(infoPath(info.session, home), info);
+
+  let closed = false;
+  return {
+    socket,
+    get clients() {
+      return clients.size;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      unsubscribe();
+      poller.stop();
+      for (const client of clients) client.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      fs.rmSync(socket, { force: true });
+      fs.rmSync(infoPath(info.session, home), { force: true });
+    },
+  };
+}
+
+/** Atomic write, readable only by the user. */
+function writeInfo(file: string, info: GatewayInfo): void {
+  const tmp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+  fs.renameSync(tmp, file);
+}
+
+/** Polls stats of running containers once per interval; skips a tick while the previous poll is still running. */
+function statsPoller(recorder: Recorder, publish: (e: GatewayEvent) => void, options: PublishOptions) {
+  let timer: NodeJS.Timeout | undefined;
+  let busy = false;
+  let read = options.readStats;
+  const tick = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      read ??= await dockerStatsReader();
+      const running = recorder.runningContainers();
+      await Promise.all(
+        running.map(async ({ server, containerId }) => {
+          const figures = await read!(containerId).catch(() => undefined);
+          if (figures && timer) publish({ type: "stats", at: Date.now(), server, ...figures });
+        }),
+      );
+    } finally {
+      busy = false;
+    }
+  };
+  return {
+    start() {
+      if (timer) return;
+      timer = setInterval(() => void tick().catch(() => {}), options.statsIntervalMs ?? 1000);
+      timer.unref();
+      void tick().catch(() => {});
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      timer = undefined;
+    },
+  };
+}
+
+/** Loaded on first use so a gateway that nobody monitors never loads the stats code. */
+async function dockerStatsReader(): Promise<StatsReader> {
+  const { StatsSampler } = await import("../docker/stats.ts");
+  const sampler = new StatsSampler();
+  return (id) => sampler.sample(id);
+}

@@ -1,0 +1,79 @@
+/**
+ * The gateway side's memory of what happened: the latest state of every server and ring buffers of recent calls,
+ * stderr lines and guard decisions, so a monitor that connects late gets the current state first.
+ */
+import type { GatewayEvent } from "../gateway/events.ts";
+import type { CallEvent, GuardEvent, ServerSnapshot, Snapshot } from "./protocol.ts";
+import { Ring } from "./ring.ts";
+
+export const RECENT_CALLS = 200;
+export const RECENT_STDERR = 100;
+export const RECENT_GUARDS = 50;
+const MAX_SERVERS = 500;
+const MAX_STDERR_LINE = 2000;
+
+export class Recorder {
+  readonly #servers = new Map<string, ServerSnapshot>();
+  readonly #calls = new Ring<CallEvent>(RECENT_CALLS);
+  readonly #stderr = new Map<string, Ring<string>>();
+  readonly #guards = new Ring<GuardEvent>(RECENT_GUARDS);
+
+  /** Records an event; returns it as it should be published (stderr lines cut to a bounded length). */
+  record(event: GatewayEvent): GatewayEvent {
+    switch (event.type) {
+      case "server": {
+        const { type: _t, at: _a, ...rest } = event;
+        const stats = this.#servers.get(event.server)?.stats;
+        this.#remember(event.server, { ...rest, stats: event.state === "running" ? stats : undefined });
+        return event;
+      }
+      case "stats": {
+        const current = this.#servers.get(event.server);
+        const { type: _t, server: _s, ...stats } = event;
+        if (current) current.stats = stats;
+        return event;
+      }
+      case "call":
+        this.#calls.push(event);
+        return event;
+      case "guard":
+        this.#guards.push(event);
+        return event;
+      case "stderr": {
+        const line = event.line.length > MAX_STDERR_LINE ? event.line.slice(0, MAX_STDERR_LINE) + "…" : event.line;
+        this.#stderrOf(event.server)?.push(line);
+        return line === event.line ? event : { ...event, line };
+      }
+    }
+  }
+
+  /** Servers with a container worth polling for stats. */
+  runningContainers(): { server: string; containerId: string }[] {
+    return [...this.#servers.values()]
+      .filter((s) => s.containerId && (s.state === "running" || s.state === "idle"))
+      .map((s) => ({ server: s.server, containerId: s.containerId! }));
+  }
+
+  snapshot(at = Date.now()): Snapshot {
+    const stderr: Record<string, string[]> = {};
+    for (const [server, ring] of this.#stderr) stderr[server] = ring.toArray();
+    return {
+      at,
+      servers: [...this.#servers.values()].map((s) => ({ ...s })),
+      calls: this.#calls.toArray(),
+      stderr,
+      guards: this.#guards.toArray(),
+    };
+  }
+
+  #remember(server: string, snapshot: ServerSnapshot): void {
+    if (!this.#servers.has(server) && this.#servers.size >= MAX_SERVERS) return;
+    this.#servers.set(server, snapshot);
+  }
+
+  #stderrOf(server: string): Ring<string> | undefined {
+    let ring = this.#stderr.get(server);
+    if (!ring && this.#stderr.size < MAX_SERVERS) this.#stderr.set(server, (ring = new Ring(RECENT_STDERR)));
+    return ring;
+  }
+}
