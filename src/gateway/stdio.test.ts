@@ -1,0 +1,54 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { BoundedStdioTransport } from "./stdio.ts";
+
+function setup(max = 100) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const t = new BoundedStdioTransport(stdin, stdout, max);
+  const messages: unknown[] = [];
+  const written: string[] = [];
+  t.onmessage = (m) => messages.push(m);
+  stdout.on("data", (d: Buffer) => written.push(...d.toString().split("\n").filter(Boolean)));
+  return { stdin, t, messages, written: () => written.map((l) => JSON.parse(l)) };
+}
+
+describe("BoundedStdioTransport", () => {
+  it("reads messages split across chunks", async () => {
+    const s = setup();
+    await s.t.start();
+    s.stdin.write('{"jsonrpc":"2.0","id":1,"me');
+    s.stdin.write('thod":"ping"}\n{"jsonrpc":"2.0","method":"x"}\n');
+    await new Promise((r) => setImmediate(r));
+    expect(s.messages).toEqual([
+      { jsonrpc: "2.0", id: 1, method: "ping" },
+      { jsonrpc: "2.0", method: "x" },
+    ]);
+  });
+
+  it("answers garbage and oversized lines, then keeps reading", async () => {
+    const s = setup(100);
+    await s.t.start();
+    s.stdin.write("not json\n");
+    s.stdin.write(`{"jsonrpc":"2.0","id":2,"method":"${"x".repeat(200)}"}\n`);
+    s.stdin.write('{"id":3}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n');
+    await new Promise((r) => setImmediate(r));
+    expect(s.messages).toEqual([{ jsonrpc: "2.0", id: 4, method: "ping" }]);
+    const codes = s.written().map((m) => [m.id, m.error.code]);
+    expect(codes).toEqual([
+      [undefined, -32700],
+      [undefined, -32600],
+      [3, -32600],
+    ]);
+  });
+
+  it("reports the end of stdin as close", async () => {
+    const s = setup();
+    let closed = false;
+    s.t.onclose = () => (closed = true);
+    await s.t.start();
+    s.stdin.end();
+    await new Promise((r) => setImmediate(r));
+    expect(closed).toBe(true);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The gateway's own stdio transport. Unlike the SDK's StdioServerTransport it bounds each line (a huge line is
+ * dropped and answered with an error, memory stays bounded), answers garbage with a JSON-RPC parse error instead
+ * of closing, and reports the end of stdin as the end of the connection.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export class BoundedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  readonly #in: Readable;
+  readonly #out: Writable;
+  readonly #max: number;
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #skipping = false;
+  #closed = false;
+
+  constructor(stdin: Readable, stdout: Writable, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES) {
+    this.#in = stdin;
+    this.#out = stdout;
+    this.#max = maxMessageBytes;
+  }
+
+  async start(): Promise<void> {
+    this.#in.on("data", this.#onData);
+    this.#in.on("end", this.#onEnd);
+    this.#in.on("close", this.#onEnd);
+    this.#in.on("error", this.#onEnd);
+    this.#out.on("error", this.#onEnd);
+  }
+
+  #onData = (chunk: Buffer | string): void => {
+    let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10)) {
+      this.#take(buf.subarray(0, nl));
+      if (!this.#skipping) this.#line(Buffer.concat(this.#chunks).toString("utf8"));
+      this.#chunks = [];
+      this.#size = 0;
+      this.#skipping = false;
+      buf = buf.subarray(nl + 1);
+    }
+    this.#take(buf);
+  };
+
+  #take(part: Buffer): void {
+    if (this.#skipping || part.length === 0) return;
+    if (this.#size + part.length > this.#max) {
+      this.#chunks = [];
+      this.#size = 0;
+      this.#skipping = true;
+      this.#reject(ErrorCode.InvalidRequest, `message larger than ${this.#max} bytes dropped`);
+      return;
+    }
+    this.#chunks.push(part);
+    this.#size += part.length;
+  }
+
+  #line(text: string): void {
+    const line = text.replace(/\r$/, "");
+    if (line.trim() === "") return;
+    let json: unknown;
+    try {
+      json = JSON.parse(line);
+    } catch {
+      this.#reject(ErrorCode.ParseError, "Parse error: not JSON");
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(json);
+    if (!parsed.success) {
+      const id = (json as { id?: unknown } | null)?.id;
+      if (typeof id === "string" || typeof id === "number") this.#reject(ErrorCode.InvalidRequest, "Invalid request", id);
+      else if (id === undefined) this.#reject(ErrorCode.InvalidRequest, "Invalid request: not a JSON-RPC message");
+      return;
+    }
+    this.onmessage?.(parsed.data);
+  }
+
+  #reject(code: number, message: string, id?: string | number): void {
+    void this.#write({ jsonrpc: "2.0", ...(id === undefined ? {} : { id }), error: { code, message } });
+    this.onerror?.(new Error(message));
+  }
+
+  #onEnd = (): void => {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#in.off("data", this.#onData);
+    this.onclose?.();
+  };
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.#write(message);
+  }
+
+  #write(message: unknown): Promise<void> {
+    if (this.#closed || this.#out.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.#out.write(JSON.stringify(message) + "\n")) resolve();
+      else this.#out.once("drain", resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#in.pause();
+    this.#onEnd();
+  }
+}
