@@ -274,8 +274,9 @@ declare module "mcpbox" {
     };
   }
 
+  /** What sandbox.config.ts exports: the config, a promise of it, or a function returning either. */
+  export type UserConfigExport = UserConfig | Promise<UserConfig> | (() => UserConfig | Promise<UserConfig>);
+
   /** Returns its argument: it is there so the editor checks the config against the schema. */
-  export function defineConfig(config: UserConfig): UserConfig;
-  export function defineConfig(config: Promise<UserConfig>): Promise<UserConfig>;
-  export function defineConfig(config: () => UserConfig | Promise<UserConfig>): () => UserConfig | Promise<UserConfig>;
+  export function defineConfig(config: UserConfigExport): UserConfigExport;
 }
