@@ -1,0 +1,110 @@
+# Functions .ci/run uses; sourced, never run. Each reads its settings from variables so tests can point them at
+# fake pid files, logs and commands (scripts/ci/test-lib.sh) without touching the real engine.
+
+CI_START=${CI_START:-$SECONDS}
+DOCKERD_PIDFILE=${DOCKERD_PIDFILE:-/var/run/docker.pid}
+DOCKERD_LOG=${DOCKERD_LOG:-/var/log/mcpbox-ci-dockerd.log}
+DOCKERD_WAIT=${DOCKERD_WAIT:-60}
+DOCKERD_CMD=${DOCKERD_CMD:-dockerd}
+
+# A header with the UTC time and the seconds since the run began.
+section() { printf '\n==== [%s +%ss] %s ====\n' "$(date -u +%H:%M:%S)" "$((SECONDS - CI_START))" "$*"; }
+note() { printf '[%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+fail() { printf '[%s] FAILED: %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; exit 1; }
+
+# The Debian packages of "$@" that are not installed.
+missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || printf '%s\n' "$pkg"
+  done
+}
+
+# Installs the missing ones; apt-get update runs only when something is missing, so a re-run costs nothing.
+ensure_packages() {
+  local missing
+  missing=$(missing_packages "$@" | tr '\n' ' ')
+  if [[ -z "${missing// /}" ]]; then
+    note "already installed: $*"
+    return 0
+  fi
+  note "installing: $missing"
+  apt-get update -q
+  # shellcheck disable=SC2086
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing </dev/null
+}
+
+# True when the engine answers.
+engine_ready() { timeout 10 docker info >/dev/null 2>&1; }
+
+# True when the pid is a live dockerd (a reused pid of another program does not count).
+is_dockerd_pid() {
+  [[ "$1" =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null && [[ "$(cat "/proc/$1/comm" 2>/dev/null)" == dockerd ]]
+}
+
+# Removes a pid file left by a dockerd that is gone; dockerd refuses to start while it exists. Prints a live pid.
+clear_stale_pidfile() {
+  local file="$1" pid
+  [[ -e "$file" ]] || return 0
+  pid=$(cat "$file" 2>/dev/null || true)
+  if is_dockerd_pid "$pid"; then
+    printf '%s\n' "$pid"
+    return 0
+  fi
+  note "removing stale $file (pid '${pid}' is not a running dockerd)" >&2
+  rm -f "$file"
+}
+
+# Waits up to $2 seconds for the engine; gives up early when the dockerd pid $1 (if any) dies.
+wait_for_engine() {
+  local pid="$1" limit="$2" waited=0
+  until engine_ready; do
+    if [[ -n "$pid" ]] && ! kill -0 "$pid" 2>/dev/null; then
+      note "dockerd (pid $pid) exited" >&2
+      return 1
+    fi
+    if ((waited >= limit)); then
+      note "no answer from the engine after ${limit} s" >&2
+      return 1
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  note "engine ready after ${waited} s"
+}
+
+# Starts dockerd in the background unless an engine already answers; fails with the log's tail otherwise.
+ensure_dockerd() {
+  if engine_ready; then
+    note "a Docker engine is already running"
+    return 0
+  fi
+  local pid
+  pid=$(clear_stale_pidfile "$DOCKERD_PIDFILE")
+  if [[ -n "$pid" ]]; then
+    note "dockerd (pid $pid) is running but not answering yet: waiting for it"
+  else
+    mkdir -p "$(dirname "$DOCKERD_LOG")"
+    note "starting $DOCKERD_CMD (log: $DOCKERD_LOG)"
+    # its own session, so it outlives this script and no signal to our process group reaches it
+    setsid $DOCKERD_CMD >>"$DOCKERD_LOG" 2>&1 </dev/null &
+    pid=$!
+  fi
+  if ! wait_for_engine "$pid" "$DOCKERD_WAIT"; then
+    printf '%s\n' "---- last lines of $DOCKERD_LOG ----" >&2
+    tail -n 40 "$DOCKERD_LOG" >&2 2>/dev/null || true
+    fail "the Docker engine did not start within ${DOCKERD_WAIT} s"
+  fi
+}
+
+# npm ci, unless node_modules was installed from this very lock file (the stamp is written only after success).
+ensure_node_modules() {
+  local stamp=node_modules/.mcpbox-ci-lock.sha256 want
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" && -x node_modules/node/bin/node ]]; then
+    note "node_modules matches package-lock.json: skipping npm ci"
+    return 0
+  fi
+  npm ci --no-audit --no-fund
+  printf '%s\n' "$want" >"$stamp"
+}

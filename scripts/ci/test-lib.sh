@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Exercises the dockerd start logic of lib.sh with a fake dockerd, a fake pid file and a fake "engine ready" probe,
+# so it can run on a machine whose real engine must not be disturbed. Run: scripts/ci/test-lib.sh
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+export TMP; TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export DOCKERD_PIDFILE="$TMP/docker.pid" DOCKERD_LOG="$TMP/logs/dockerd.log" DOCKERD_WAIT=5
+source ./lib.sh
+
+# The fake engine is "ready" once this file exists.
+engine_ready() { [[ -e "$TMP/ready" ]]; }
+
+fake() { # fake <name> <script body>: a fake dockerd whose /proc comm is its name
+  printf '#!/usr/bin/env bash\necho $$ >"%s/%s.pid"\n%s\n' "$TMP" "$1" "$2" >"$TMP/$1"
+  chmod +x "$TMP/$1"
+  export DOCKERD_CMD="$TMP/$1"
+}
+
+passed=0
+check() { # check <description> <command...>
+  local what="$1"
+  shift
+  if "$@"; then passed=$((passed + 1)); echo "ok   $what"; else echo "FAIL $what"; exit 1; fi
+}
+stop() { kill "$(cat "$TMP/$1.pid")" 2>/dev/null || true; } # our fake, by its pid
+reset() { rm -f "$TMP/ready" "$DOCKERD_PIDFILE"; rm -rf "$TMP/logs"; }
+
+# 1. an engine that already answers: nothing is started
+reset; touch "$TMP/ready"; fake never 'echo started >"'"$TMP"'/started"'
+check "running engine: no start" bash -c "$(declare -f); ensure_dockerd >/dev/null; [[ ! -e $TMP/started ]]"
+
+# 2. a stale pid file (dead pid) is removed, dockerd starts and becomes ready
+reset; echo 999999 >"$DOCKERD_PIDFILE"; fake slow 'echo starting; sleep 2; touch "'"$TMP"'/ready"; exec sleep 30'
+out=$( (ensure_dockerd) 2>&1)
+check "stale pid file removed" test ! -e "$DOCKERD_PIDFILE"
+check "dockerd started and waited for" grep -q "engine ready after" <<<"$out"
+check "log written" grep -q starting "$DOCKERD_LOG"
+stop slow
+
+# 3. a pid file naming a live process that is not dockerd is stale too
+reset; sleep 60 & other=$!; echo "$other" >"$DOCKERD_PIDFILE"
+check "live non-dockerd pid is stale" bash -c "$(declare -f); clear_stale_pidfile $DOCKERD_PIDFILE 2>/dev/null; [[ ! -e $DOCKERD_PIDFILE ]]"
+kill "$other"
+
+# 4. a pid file naming a live dockerd is kept (reads the real one if present, changes nothing)
+if real=$(pgrep -xo dockerd); then
+  echo "$real" >"$TMP/live.pid"
+  check "live dockerd pid kept" bash -c "$(declare -f); [[ \$(clear_stale_pidfile $TMP/live.pid) == $real && -e $TMP/live.pid ]]"
+fi
+
+# 5. a dockerd that exits at once: fails early with the log's tail
+reset; fake crash 'echo "failed to start daemon: boom"; exit 1'
+start=$SECONDS
+if out=$( (ensure_dockerd) 2>&1); then check "crash detected" false; fi
+check "crash reported with log tail" grep -q "boom" <<<"$out"
+check "crash fails before the time limit" test $((SECONDS - start)) -lt "$DOCKERD_WAIT"
+
+# 6. a dockerd that never answers: fails after DOCKERD_WAIT seconds, loudly
+reset; fake mute 'echo "still initialising"; exec sleep 30'
+export DOCKERD_WAIT=2
+if out=$( (ensure_dockerd) 2>&1); then check "timeout detected" false; fi
+check "timeout reported" grep -q "did not start within 2 s" <<<"$out"
+check "timeout shows log tail" grep -q "still initialising" <<<"$out"
+stop mute
+
+# 7. missing_packages lists only what dpkg does not have
+check "missing_packages" bash -c "$(declare -f); [[ \$(missing_packages bash no-such-package-xyz) == no-such-package-xyz ]]"
+
+echo "all $passed checks passed"
