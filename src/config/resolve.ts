@@ -194,7 +194,7 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
       allowDockerSocket: dangerous.allowDockerSocket ?? false,
       allowSensitiveMounts: dangerous.allowSensitiveMounts ?? false,
     },
-    languages: isRunner ? (s.languages ?? ["python", "node", "bash"]) : [],
+    languages: isRunner ? (s.languages ?? (["python", "node", "bash"] satisfies Language[])) : [],
     maxOutputBytes: s.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
     pool: s.pool ?? 0,
   });
