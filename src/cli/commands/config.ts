@@ -1,0 +1,84 @@
+/**
+ * `mcpbox config <client> [--mode gateway|direct] [--write] [--file <path>]`: print the client's configuration
+ * (stdout holds only the snippet), or merge it into the client's file with a backup, atomically and idempotently.
+ */
+import path from "node:path";
+import type { Context } from "../context.ts";
+import { McpboxError } from "../../errors.ts";
+import { loadConfig } from "../../config/load.ts";
+import { selfCommand } from "../../assets.ts";
+import { getClient } from "../../clients/registry.ts";
+import { buildEntries, type Entries, type Mode } from "../../clients/entries.ts";
+import { mergedText, snippetFor } from "../../clients/document.ts";
+import { platformDirs } from "../../clients/paths.ts";
+import { readIfExists, writeIfChanged } from "../../clients/write.ts";
+import type { ClientDescriptor, StdioEntry } from "../../clients/types.ts";
+import { err, out, paint } from "../output.ts";
+
+export async function run(ctx: Context, clientName: string): Promise<number> {
+  const client = getClient(clientName);
+  const mode = modeOf(ctx.options.mode);
+  const { config } = await loadConfig({ configPath: ctx.configPath, cwd: ctx.cwd });
+  const entries = await entriesFor(mode, config);
+  const notes = [...entries.notes, ...renameNotes(client, entries.entries)];
+
+  if (ctx.options.write !== true) {
+    out(snippetFor(client, entries.entries));
+    for (const n of notes) err(`${paint.yellow("note:")} ${n}`);
+    if (typeof ctx.options.file === "string") err(`add --write to merge this into ${ctx.options.file}`);
+    return 0;
+  }
+  const file = targetFile(client, ctx);
+  const before = await readIfExists(file);
+  const after = mergedText(client, before ?? "", entries.entries, file);
+  const result = await writeIfChanged(file, before, after);
+  for (const n of notes) err(`${paint.yellow("note:")} ${n}`);
+  if (!result.changed) {
+    err(`${paint.green("✓")} ${file} already has the mcpbox ${mode} configuration; nothing changed`);
+    return 0;
+  }
+  const names = entries.entries.map((e) => e.name).join(", ");
+  err(`${paint.green("✓")} ${before === undefined ? "created" : "updated"} ${file} (${names})`);
+  if (result.backup) err(`  backup: ${result.backup}`);
+  err(`  restart ${client.title} to load it`);
+  return 0;
+}
+
+function modeOf(value: unknown): Mode {
+  if (value === undefined || value === "gateway" || value === "direct") return value ?? "gateway";
+  throw new McpboxError("usage", `--mode must be "gateway" or "direct", not "${String(value)}"`);
+}
+
+async function entriesFor(mode: Mode, config: Parameters<typeof buildEntries>[1]["config"]): Promise<Entries> {
+  if (mode === "gateway") return buildEntries(mode, { config, self: selfCommand(), imageOf: () => "" });
+  const { directImages } = await import("../../clients/_image.ts");
+  const images = await directImages(config);
+  const built = buildEntries(mode, { config, self: [], imageOf: images.imageOf });
+  const missing = images.missing.map((tag) => `${tag} is not built yet: run \`mcpbox build\` before the client starts it`);
+  return { entries: built.entries, notes: [...built.notes, ...missing] };
+}
+
+function targetFile(client: ClientDescriptor, ctx: Context): string {
+  if (typeof ctx.options.file === "string") return path.resolve(ctx.cwd, ctx.options.file);
+  const file = client.userFile(platformDirs());
+  if (file) return file;
+  throw new McpboxError("usage", `${client.title} has no user-level config file on this system`, {
+    hint: "pass the file to merge into with --file <path>",
+  });
+}
+
+/** A client that cannot rename variables passes `-e NAME` from its own environment: NAME must be set there. */
+function renameNotes(client: ClientDescriptor, entries: readonly StdioEntry[]): string[] {
+  if (client.envRef) return [];
+  const notes = new Set<string>();
+  for (const e of entries) {
+    for (const [name, hostVar] of Object.entries(e.env)) {
+      notes.add(
+        name === hostVar
+          ? `${client.title} must be started with ${name} in its environment (it is passed on by name)`
+          : `${client.title} cannot map ${hostVar} to ${name}: start it with ${name} set in its environment`,
+      );
+    }
+  }
+  return [...notes];
+}

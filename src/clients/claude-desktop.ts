@@ -1,0 +1,23 @@
+/**
+ * Claude Desktop: `claude_desktop_config.json`, servers under `mcpServers` as { command, args, env }.
+ * Docs: https://modelcontextprotocol.io/quickstart/user (file locations on macOS and Windows, as quoted in
+ * https://raw.githubusercontent.com/confluentinc/mcp-confluent/master/docs/configuring-claude-desktop.md).
+ * There is no official Linux build; community builds read ~/.config/Claude/claude_desktop_config.json.
+ * Claude Desktop does not expand variables in env, so secrets reach docker through its environment (-e NAME).
+ */
+import type { ClientDescriptor } from "./types.ts";
+import { compact } from "./types.ts";
+
+export const claudeDesktop: ClientDescriptor = {
+  name: "claude-desktop",
+  title: "Claude Desktop",
+  docs: "https://modelcontextprotocol.io/quickstart/user",
+  format: "json",
+  servers: { path: ["mcpServers"], shape: "map" },
+  userFile: (d) => {
+    if (d.os === "macos") return d.join(d.appSupport, "Claude", "claude_desktop_config.json");
+    if (d.os === "windows") return d.join(d.appData, "Claude", "claude_desktop_config.json");
+    return d.join(d.xdgConfig, "Claude", "claude_desktop_config.json");
+  },
+  render: (e) => compact({ command: e.command, args: e.args }),
+};

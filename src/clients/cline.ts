@@ -1,0 +1,20 @@
+/**
+ * Cline (VS Code extension): cline_mcp_settings.json in VS Code's globalStorage for saoudrizwan.claude-dev,
+ * servers under `mcpServers` as { command, args, env, disabled }.
+ * Docs: https://docs.cline.bot/mcp/configuring-mcp-servers (path as Cline's "Configure MCP Servers" opens it).
+ * Cline documents no variable expansion, so secrets come from its environment (-e NAME).
+ */
+import type { ClientDescriptor } from "./types.ts";
+import { compact } from "./types.ts";
+import { vscodeUserDir } from "./paths.ts";
+
+export const cline: ClientDescriptor = {
+  name: "cline",
+  title: "Cline",
+  docs: "https://docs.cline.bot/mcp/configuring-mcp-servers",
+  format: "json",
+  servers: { path: ["mcpServers"], shape: "map" },
+  userFile: (d) =>
+    d.join(vscodeUserDir(d), "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json"),
+  render: (e) => compact({ command: e.command, args: e.args, disabled: false }),
+};

@@ -1,0 +1,21 @@
+/**
+ * Cursor: ~/.cursor/mcp.json (global) or .cursor/mcp.json (project), servers under `mcpServers`; mcp.json expands
+ * `${env:NAME}`. Docs: https://cursor.com/docs/mcp (config locations and interpolation).
+ */
+import type { ClientDescriptor } from "./types.ts";
+import { compact, envMap } from "./types.ts";
+import { inHome } from "./paths.ts";
+
+const envRef = (v: string) => `\${env:${v}}`;
+
+export const cursor: ClientDescriptor = {
+  name: "cursor",
+  title: "Cursor",
+  docs: "https://cursor.com/docs/mcp",
+  format: "json",
+  servers: { path: ["mcpServers"], shape: "map" },
+  userFile: inHome(".cursor", "mcp.json"),
+  projectFile: ".cursor/mcp.json",
+  envRef,
+  render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
+};

@@ -1,0 +1,59 @@
+/**
+ * JSON and JSONC files, edited in place with jsonc-parser's modify/applyEdits: comments, key order, other servers
+ * and unknown keys stay byte for byte; only the mcpbox entries change.
+ */
+import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
+import type { ClientDescriptor } from "../types.ts";
+import {
+  freshDocument,
+  isPlainObject,
+  lineColumn,
+  notAnObject,
+  parseFailure,
+  sameValue,
+  type FormatHandler,
+  type Rendered,
+} from "./_shared.ts";
+
+export const jsonFormat: FormatHandler = {
+  snippet: (client, entries) => JSON.stringify(freshDocument(client, entries), null, 2) + "\n",
+  merge: mergeJson,
+};
+
+function mergeJson(client: ClientDescriptor, text: string, entries: readonly Rendered[], file: string): string {
+  if (text.trim() === "") return JSON.stringify(freshDocument(client, entries, true), null, 2) + "\n";
+  const root = parseJsonc(text, file);
+  if (!isPlainObject(root)) throw notAnObject(file, "the top level");
+  let container: unknown = root;
+  for (const key of client.servers.path) {
+    container = isPlainObject(container) ? container[key] : undefined;
+    if (container !== undefined && !isPlainObject(container)) throw notAnObject(file, client.servers.path.join("."));
+  }
+  const formattingOptions = formattingOf(text);
+  let out = text;
+  for (const { name, value } of entries) {
+    const existing = isPlainObject(container) ? container[name] : undefined;
+    if (sameValue(existing, value)) continue;
+    out = applyEdits(out, modify(out, [...client.servers.path, name], value, { formattingOptions }));
+  }
+  return out;
+}
+
+export function parseJsonc(text: string, file: string): unknown {
+  const errors: ParseError[] = [];
+  const value: unknown = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first) {
+    const { line, column } = lineColumn(text, first.offset);
+    throw parseFailure(file, printParseErrorCode(first.error), line, column);
+  }
+  return value;
+}
+
+/** Indent like the file already does (tabs or n spaces), and keep its line ends. */
+function formattingOf(text: string): FormattingOptions {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? "  ";
+  if (indent.startsWith("\t")) return { insertSpaces: false, tabSize: 1, eol };
+  return { insertSpaces: true, tabSize: indent.length, eol };
+}

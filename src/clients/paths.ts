@@ -1,0 +1,44 @@
+/** The folders client config files live in, per OS; computed from inputs so tests can ask for any OS. */
+import os from "node:os";
+import path from "node:path";
+import type { OsName, PlatformDirs } from "./types.ts";
+
+export interface DirsInput {
+  platform?: NodeJS.Platform;
+  home?: string;
+  env?: Record<string, string | undefined>;
+}
+
+export function osOf(platform: NodeJS.Platform): OsName {
+  if (platform === "darwin") return "macos";
+  if (platform === "win32") return "windows";
+  return "linux";
+}
+
+export function platformDirs(input: DirsInput = {}): PlatformDirs {
+  const osName = osOf(input.platform ?? process.platform);
+  const env = input.env ?? process.env;
+  const home = input.home ?? os.homedir();
+  const p = osName === "windows" ? path.win32 : path.posix;
+  return {
+    os: osName,
+    home,
+    appData: env.APPDATA ?? p.join(home, "AppData", "Roaming"),
+    appSupport: p.join(home, "Library", "Application Support"),
+    xdgConfig: env.XDG_CONFIG_HOME ?? p.join(home, ".config"),
+    join: (...parts) => p.join(...parts),
+  };
+}
+
+/** The same file under the home folder on every OS (Windows: %USERPROFILE%). */
+export const inHome =
+  (...parts: string[]) =>
+  (d: PlatformDirs) =>
+    d.join(d.home, ...parts);
+
+/** VS Code's user folder: where VS Code and its extensions (Cline) keep user-level files. */
+export function vscodeUserDir(d: PlatformDirs): string {
+  if (d.os === "macos") return d.join(d.appSupport, "Code", "User");
+  if (d.os === "windows") return d.join(d.appData, "Code", "User");
+  return d.join(d.xdgConfig, "Code", "User");
+}

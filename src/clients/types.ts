@@ -1,0 +1,84 @@
+/**
+ * What every MCP client descriptor says about itself: where its config lives, which format it is in, where the
+ * servers sit inside it, and how one stdio server entry looks there. Descriptors are data plus one pure function.
+ */
+
+export type ConfigFormat = "json" | "jsonc" | "yaml" | "toml";
+
+export type OsName = "macos" | "windows" | "linux";
+
+/** The folders a location is built from; all absolute, for the OS the paths are for. */
+export interface PlatformDirs {
+  os: OsName;
+  home: string;
+  /** Windows %APPDATA% (default <home>\AppData\Roaming) */
+  appData: string;
+  /** macOS ~/Library/Application Support */
+  appSupport: string;
+  /** Linux $XDG_CONFIG_HOME (default ~/.config) */
+  xdgConfig: string;
+  /** joins with the OS's separator */
+  join: (...parts: string[]) => string;
+}
+
+/**
+ * One stdio server as mcpbox wants it started. `env` maps a variable the child must see to the host variable its
+ * value comes from (names only: a value never reaches a client file).
+ */
+export interface StdioEntry {
+  name: string;
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Where the servers sit in the document: an object keyed by name, or (Continue) a list of objects with `name`. */
+export interface ServersAt {
+  path: string[];
+  shape: "map" | "list";
+}
+
+export interface ClientDescriptor {
+  name: string;
+  title: string;
+  /** the documentation this descriptor follows */
+  docs: string;
+  format: ConfigFormat;
+  servers: ServersAt;
+  /** the user-level file on this OS (undefined: the client has none there) */
+  userFile: (d: PlatformDirs) => string | undefined;
+  /** the project-level file relative to the project folder, where the client has one */
+  projectFile?: string;
+  /**
+   * How the client writes "the value of host variable NAME" in an env map, when it expands references.
+   * Without it, secrets reach docker only through the client's own environment (`-e NAME`).
+   */
+  envRef?: (hostVar: string) => string;
+  /** what a new file starts with besides the servers (e.g. Continue's required name/version/schema) */
+  skeleton?: Record<string, unknown>;
+  /** The entry in the client's own shape. */
+  render: (entry: StdioEntry) => Record<string, unknown>;
+  /** Reads one entry of this client's shape back (for `init --from`); default: command/args/env. */
+  read?: (raw: Record<string, unknown>) => ForeignEntry;
+}
+
+/** A server entry found in a client's file, normalised across clients. */
+export interface ForeignEntry {
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  /** http, sse, url: not a stdio server */
+  remote?: string;
+  disabled?: boolean;
+}
+
+/** The env map a client writes: NAME → the client's reference to the host variable (only when it has one). */
+export function envMap(entry: StdioEntry, envRef: ClientDescriptor["envRef"]): Record<string, string> | undefined {
+  if (!envRef || Object.keys(entry.env).length === 0) return undefined;
+  return Object.fromEntries(Object.entries(entry.env).map(([name, hostVar]) => [name, envRef(hostVar)]));
+}
+
+/** Drops undefined fields so rendered entries compare and print cleanly. */
+export function compact<T extends Record<string, unknown>>(o: T): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}

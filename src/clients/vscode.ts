@@ -1,0 +1,22 @@
+/**
+ * VS Code: mcp.json in the user profile folder or .vscode/mcp.json, servers under `servers` with `type: "stdio"`;
+ * JSON with comments; `${env:NAME}` is a predefined variable.
+ * Docs: https://code.visualstudio.com/docs/copilot/reference/mcp-configuration
+ */
+import type { ClientDescriptor } from "./types.ts";
+import { compact, envMap } from "./types.ts";
+import { vscodeUserDir } from "./paths.ts";
+
+const envRef = (v: string) => `\${env:${v}}`;
+
+export const vscode: ClientDescriptor = {
+  name: "vscode",
+  title: "VS Code",
+  docs: "https://code.visualstudio.com/docs/copilot/reference/mcp-configuration",
+  format: "jsonc",
+  servers: { path: ["servers"], shape: "map" },
+  userFile: (d) => d.join(vscodeUserDir(d), "mcp.json"),
+  projectFile: ".vscode/mcp.json",
+  envRef,
+  render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
+};

@@ -1,0 +1,21 @@
+/**
+ * Windsurf (Cascade): ~/.codeium/windsurf/mcp_config.json (Windows: %USERPROFILE%\.codeium\windsurf), servers under
+ * `mcpServers`; config values interpolate `${env:NAME}`.
+ * Docs: https://docs.windsurf.com/windsurf/cascade/mcp
+ */
+import type { ClientDescriptor } from "./types.ts";
+import { compact, envMap } from "./types.ts";
+import { inHome } from "./paths.ts";
+
+const envRef = (v: string) => `\${env:${v}}`;
+
+export const windsurf: ClientDescriptor = {
+  name: "windsurf",
+  title: "Windsurf",
+  docs: "https://docs.windsurf.com/windsurf/cascade/mcp",
+  format: "json",
+  servers: { path: ["mcpServers"], shape: "map" },
+  userFile: inHome(".codeium", "windsurf", "mcp_config.json"),
+  envRef,
+  render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
+};
