@@ -24,6 +24,9 @@ export interface ServerSnapshot {
   limits: { memoryBytes: number; cpus: number; pids: number };
   error?: string | undefined;
   stats?: Omit<StatsEvent, "type" | "server"> | undefined;
+  /** calls since the gateway started, and those whose outcome was not ok (in snapshots only) */
+  calls?: number;
+  errors?: number;
 }
 
 export interface Snapshot {

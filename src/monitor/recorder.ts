@@ -17,14 +17,17 @@ export class Recorder {
   readonly #calls = new Ring<CallEvent>(RECENT_CALLS);
   readonly #stderr = new Map<string, Ring<string>>();
   readonly #guards = new Ring<GuardEvent>(RECENT_GUARDS);
+  /** calls and failed calls per server since the gateway started */
+  readonly #counts = new Map<string, { calls: number; errors: number }>();
 
   /** Records an event; returns it as it should be published (stderr lines cut to a bounded length). */
   record(event: GatewayEvent): GatewayEvent {
     switch (event.type) {
       case "server": {
         const { type: _t, at: _a, ...rest } = event;
-        const stats = this.#servers.get(event.server)?.stats;
-        this.#remember(event.server, { ...rest, stats: event.state === "running" ? stats : undefined });
+        const before = this.#servers.get(event.server);
+        const stats = before?.containerId === event.containerId ? before?.stats : undefined; // a new container starts from nothing
+        this.#remember(event.server, { ...rest, stats });
         return event;
       }
       case "stats": {
@@ -33,9 +36,14 @@ export class Recorder {
         if (current) current.stats = stats;
         return event;
       }
-      case "call":
+      case "call": {
         this.#calls.push(event);
+        const counts = this.#counts.get(event.server) ?? { calls: 0, errors: 0 };
+        counts.calls++;
+        if (event.outcome !== "ok") counts.errors++;
+        if (this.#counts.size < MAX_SERVERS || this.#counts.has(event.server)) this.#counts.set(event.server, counts);
         return event;
+      }
       case "guard":
         this.#guards.push(event);
         return event;
@@ -59,7 +67,7 @@ export class Recorder {
     for (const [server, ring] of this.#stderr) stderr[server] = ring.toArray();
     return {
       at,
-      servers: [...this.#servers.values()].map((s) => ({ ...s })),
+      servers: [...this.#servers.values()].map((s) => ({ ...s, ...(this.#counts.get(s.server) ?? { calls: 0, errors: 0 }) })),
       calls: this.#calls.toArray(),
       stderr,
       guards: this.#guards.toArray(),

@@ -1,0 +1,145 @@
+/**
+ * The monitor's state, kept outside React: protocol messages from every gateway are folded into one immutable
+ * MonitorState, and listeners hear about it only when something changed (a stats tick with the same figures is not a
+ * change). The Ink dashboard subscribes; the plain summary reads it once.
+ */
+import { EventEmitter } from "node:events";
+import type { GatewayInfo } from "../gateway/events.ts";
+import type { CallEvent, GatewayMessage, GuardEvent, ServerSnapshot, StatsEvent } from "./protocol.ts";
+import { GatewayFold, type ServerRow } from "./fold.ts";
+
+export type { ServerRow } from "./fold.ts";
+
+export interface GatewayView {
+  session: string;
+  info: GatewayInfo | undefined;
+  status: "connecting" | "live" | "gone";
+  servers: ServerRow[];
+}
+
+export interface MonitorState {
+  gateways: GatewayView[];
+  /** recent calls of every gateway, oldest first */
+  calls: (CallEvent & { session: string })[];
+  guards: (GuardEvent & { session: string })[];
+  /** recent stderr lines by row key (see rowKey) */
+  stderr: Record<string, string[]>;
+  /** row key of the selected server */
+  selected: string | undefined;
+  filter: string;
+  editingFilter: boolean;
+  notice: string | undefined;
+}
+
+export const rowKey = (row: { session: string; server: string }) => `${row.session}/${row.server}`;
+const RECENT = 100;
+
+export class MonitorStore {
+  readonly #emitter = new EventEmitter();
+  readonly #gateways = new Map<string, GatewayFold>();
+  /** until the user moves the selection, it stays on the first row */
+  #chosen = false;
+  #state: MonitorState = { gateways: [], calls: [], guards: [], stderr: {}, selected: undefined, filter: "", editingFilter: false, notice: undefined };
+
+  getState = (): MonitorState => this.#state;
+
+  subscribe = (listener: (state: MonitorState) => void): (() => void) => {
+    this.#emitter.on("change", listener);
+    return () => this.#emitter.off("change", listener);
+  };
+
+  /** A gateway was found; its rows appear when its snapshot arrives. */
+  add(session: string, info?: GatewayInfo): void {
+    if (this.#gateways.has(session)) return;
+    this.#gateways.set(session, new GatewayFold(session, info));
+    this.#commit();
+  }
+
+  apply(session: string, message: GatewayMessage): void {
+    let fold = this.#gateways.get(session);
+    if (!fold) this.#gateways.set(session, (fold = new GatewayFold(session, undefined)));
+    if (fold.apply(message)) this.#commit();
+  }
+
+  /** The gateway's socket closed: its rows stay, marked gone. */
+  gone(session: string): void {
+    const fold = this.#gateways.get(session);
+    if (fold && fold.status !== "gone") {
+      fold.status = "gone";
+      this.#commit();
+    }
+  }
+
+  moveSelection(delta: number): void {
+    const rows = visibleRows(this.#state);
+    if (rows.length === 0) return;
+    const at = rows.findIndex((r) => rowKey(r) === this.#state.selected);
+    const next = rows[Math.min(rows.length - 1, Math.max(0, at < 0 ? 0 : at + delta))]!;
+    this.#chosen = true;
+    this.#set({ selected: rowKey(next) });
+  }
+
+  startFilter(): void {
+    this.#set({ editingFilter: true });
+  }
+
+  typeFilter(text: string): void {
+    this.#set({ filter: this.#state.filter + text });
+  }
+
+  eraseFilter(): void {
+    this.#set({ filter: this.#state.filter.slice(0, -1) });
+  }
+
+  /** Enter keeps the filter, Escape clears it. */
+  endFilter(keep: boolean): void {
+    this.#set({ editingFilter: false, filter: keep ? this.#state.filter : "" });
+  }
+
+  notify(notice: string | undefined): void {
+    this.#set({ notice });
+  }
+
+  #set(patch: Partial<MonitorState>): void {
+    const changed = (Object.keys(patch) as (keyof MonitorState)[]).some((k) => patch[k] !== this.#state[k]);
+    if (!changed) return;
+    this.#publish({ ...this.#state, ...patch });
+  }
+
+  #commit(): void {
+    const folds = [...this.#gateways.values()];
+    const stderr: Record<string, string[]> = {};
+    for (const fold of folds) for (const [server, lines] of fold.stderr) stderr[rowKey({ session: fold.session, server })] = lines.toArray();
+    this.#publish({
+      ...this.#state,
+      gateways: folds.map((f) => ({ session: f.session, info: f.info, status: f.status, servers: f.rows() })),
+      calls: newest(folds.flatMap((f) => f.calls.toArray().map((c) => ({ ...c, session: f.session })))),
+      guards: newest(folds.flatMap((f) => f.guards.toArray().map((g) => ({ ...g, session: f.session })))),
+      stderr,
+    });
+  }
+
+  #publish(next: MonitorState): void {
+    const rows = visibleRows(next);
+    const keep = this.#chosen && rows.some((r) => rowKey(r) === next.selected);
+    if (!keep && rows.length > 0 && next.selected !== rowKey(rows[0]!)) next = { ...next, selected: rowKey(rows[0]!) };
+    this.#state = next;
+    this.#emitter.emit("change", next);
+  }
+}
+
+const newest = <T extends { at: number }>(items: T[]) => items.sort((a, b) => a.at - b.at).slice(-RECENT);
+
+/** The rows the filter lets through, in display order. */
+export function visibleRows(state: MonitorState): ServerRow[] {
+  const needle = state.filter.toLowerCase();
+  return state.gateways
+    .flatMap((g) => g.servers)
+    .filter((r) => !needle || r.server.toLowerCase().includes(needle) || r.session.toLowerCase().includes(needle));
+}
+
+export function selectedRow(state: MonitorState): ServerRow | undefined {
+  return visibleRows(state).find((r) => rowKey(r) === state.selected);
+}
+
+export type { ServerSnapshot, StatsEvent };
