@@ -42,21 +42,22 @@ export async function ensureTestImage(name: string, docker: Docker = engine()): 
   if (!spec) throw new Error(`unknown test image ${name}; known: ${Object.keys(TEST_IMAGES).join(", ")}`);
   const base = await nodeBaseImage(docker);
   const dirs = packageClosure(spec.pkg);
-  const key = hash([base, (await docker.getImage(base).inspect()).Id, JSON.stringify(spec), ...dirs.map(versionOf)]);
+  const dockerfile = [
+    `FROM ${base}`,
+    "COPY app /app",
+    "WORKDIR /app",
+    "USER 1000:1000",
+    // not a CI base image itself, whatever the base says
+    "LABEL mcpbox.test=true mcpbox.ci-base=false",
+    `ENTRYPOINT ${JSON.stringify(spec.entrypoint)}`,
+  ];
+  const baseId = (await docker.getImage(base).inspect()).Id;
+  const key = hash([baseId, ...dockerfile, ...dirs.map(versionOf)]);
   if ((await labelOf(docker, name, KEY_LABEL)) === key) return name;
   const ctx = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-test-image-"));
   try {
     for (const rel of dirs) copyPackage(path.join(NODE_MODULES, rel), path.join(ctx, "app/node_modules", rel));
-    const dockerfile = [
-      `FROM ${base}`,
-      "COPY app /app",
-      "WORKDIR /app",
-      "USER 1000:1000",
-      // not a CI base image itself, whatever the base says
-      `LABEL mcpbox.test=true mcpbox.ci-base=false ${KEY_LABEL}=${key}`,
-      `ENTRYPOINT ${JSON.stringify(spec.entrypoint)}`,
-    ];
-    fs.writeFileSync(path.join(ctx, "Dockerfile"), dockerfile.join("\n") + "\n");
+    fs.writeFileSync(path.join(ctx, "Dockerfile"), [...dockerfile, `LABEL ${KEY_LABEL}=${key}`].join("\n") + "\n");
     await buildImage(docker, ctx, ["Dockerfile", "app"], name);
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
