@@ -1,0 +1,111 @@
+/**
+ * The one server the client sees: every server's tools, prompts, resources and templates under gateway names,
+ * with the routes back to the owning server. Rebuilt whenever a server's lists change. Pure.
+ */
+import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { toolPolicy } from "./guards.ts";
+import type { ServerLists } from "./lists.ts";
+import { assignNames } from "./names.ts";
+
+export interface Route<T> {
+  server: string;
+  /** the server's own name or URI */
+  name: string;
+  item: T;
+}
+
+export interface Catalog {
+  tools: Tool[];
+  prompts: Prompt[];
+  resources: Resource[];
+  templates: ResourceTemplate[];
+  toolRoutes: Map<string, Route<Tool>>;
+  /** tools a policy hides: calls to them are refused, not "unknown" */
+  hiddenTools: Map<string, Route<Tool>>;
+  promptRoutes: Map<string, Route<Prompt>>;
+  resourceRoutes: Map<string, Route<Resource>>;
+  templateRoutes: Map<string, Route<ResourceTemplate>>;
+  /** client-side resource URI for a server's own URI (differs only after a clash) */
+  exposedUri(server: string, uri: string): string;
+  collisions: string[];
+}
+
+export interface CatalogInput {
+  server: ResolvedServer;
+  lists: ServerLists;
+}
+
+/** transparent: one server, no prefix: names are passed through untouched */
+export function buildCatalog(inputs: readonly CatalogInput[], transparent = false): Catalog {
+  const collisions: string[] = [];
+  const tools = named(inputs, (l) => l.tools, transparent, collisions);
+  const hiddenTools = new Map<string, Route<Tool>>();
+  const toolRoutes = new Map<string, Route<Tool>>();
+  for (const [exposed, route] of tools) {
+    const policy = toolPolicy(inputs.find((i) => i.server.name === route.server)!.server);
+    (policy.visible(route.name) ? toolRoutes : hiddenTools).set(exposed, route);
+  }
+  const promptRoutes = named(inputs, (l) => l.prompts, transparent, collisions);
+  const { routes: resourceRoutes, renamed } = uris(inputs, (l) => l.resources.map((r) => [r.uri, r] as const));
+  const templateRoutes = uris(inputs, (l) => l.templates.map((t) => [t.uriTemplate, t] as const)).routes;
+  return {
+    tools: [...toolRoutes].map(([name, r]) => ({ ...r.item, name })),
+    prompts: [...promptRoutes].map(([name, r]) => ({ ...r.item, name })),
+    resources: [...resourceRoutes].map(([uri, r]) => ({ ...r.item, uri })),
+    templates: [...templateRoutes].map(([uriTemplate, r]) => ({ ...r.item, uriTemplate })),
+    toolRoutes,
+    hiddenTools,
+    promptRoutes,
+    resourceRoutes,
+    templateRoutes,
+    exposedUri: (server, uri) => renamed.get(`${server}\0${uri}`) ?? uri,
+    collisions,
+  };
+}
+
+function named<T extends { name: string }>(
+  inputs: readonly CatalogInput[],
+  pick: (l: ServerLists) => T[],
+  transparent: boolean,
+  collisions: string[],
+): Map<string, Route<T>> {
+  const requests = inputs.flatMap(({ server, lists }) =>
+    pick(lists).map((item) => ({ server: server.name, prefix: server.prefix, name: item.name, item })),
+  );
+  const assigned = assignNames(requests, transparent);
+  collisions.push(...assigned.collisions);
+  return new Map(assigned.items.map((a, i) => [a.exposed, { server: a.server, name: a.name, item: requests[i]!.item }]));
+}
+
+/** URIs stay as they are; on a clash the later server's URI becomes `mcpbox://<server>/<encoded uri>`. */
+function uris<T>(inputs: readonly CatalogInput[], pick: (l: ServerLists) => (readonly [string, T])[]) {
+  const routes = new Map<string, Route<T>>();
+  const renamed = new Map<string, string>();
+  for (const { server, lists } of inputs) {
+    for (const [uri, item] of pick(lists)) {
+      let exposed = uri;
+      if (routes.has(uri)) {
+        exposed = `mcpbox://${encodeURIComponent(server.name)}/${encodeURIComponent(uri)}`;
+        renamed.set(`${server.name}\0${uri}`, exposed);
+      }
+      routes.set(exposed, { server: server.name, name: uri, item });
+    }
+  }
+  return { routes, renamed };
+}
+
+/** The server that owns a resource URI: listed, else matched by one of the templates, else undefined. */
+export function routeResource(catalog: Catalog, uri: string): { server: string; uri: string } | undefined {
+  const listed = catalog.resourceRoutes.get(uri);
+  if (listed) return { server: listed.server, uri: listed.name };
+  for (const route of catalog.templateRoutes.values()) {
+    try {
+      if (new UriTemplate(route.name).match(uri)) return { server: route.server, uri };
+    } catch {
+      // an upstream's malformed template matches nothing
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,172 @@
+/**
+ * The gateway's MCP logic against the real server-everything run as host processes (no Docker): aggregation,
+ * routing, progress, sampling, elicitation, roots, logging, guards, audit.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createRequire } from "node:module";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { openAudit } from "./audit.ts";
+import { GatewayEvents } from "./events.ts";
+import { Gateway } from "./gateway.ts";
+import { hostLauncher } from "./host-launcher.ts";
+import { redactor } from "./redact.ts";
+
+const require = createRequire(import.meta.url);
+const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
+
+function server(name: string, extra: Partial<ResolvedServer> = {}): ResolvedServer {
+  return {
+    name,
+    source: { kind: "image", image: "x" },
+    command: undefined,
+    args: [],
+    env: {},
+    secrets: {},
+    mounts: [],
+    network: "none",
+    limits: { memory: "512m", memoryBytes: 512 * 1024 * 1024, cpus: 1, pids: 256, tmpfs: "64m", tmpfsBytes: 64 << 20 },
+    user: "1000:1000",
+    readOnlyRoot: true,
+    tools: { allow: undefined, deny: [] },
+    approve: [],
+    timeouts: { startupMs: 20_000, callMs: 20_000, runMs: 30_000 },
+    prefix: name,
+    startup: "eager",
+    restart: "on-failure",
+    pathArguments: [],
+    dangerous: { allowRoot: false, allowHostNetwork: false, allowDockerSocket: false, allowSensitiveMounts: false },
+    languages: [],
+    maxOutputBytes: 1 << 20,
+    pool: 0,
+    ...extra,
+  } as ResolvedServer;
+}
+
+let home: string;
+let gw: Gateway;
+let client: Client;
+const logs: unknown[] = [];
+let toolListChanges = 0;
+
+beforeAll(async () => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-gw-"));
+  const events = new GatewayEvents();
+  gw = new Gateway({
+    servers: [
+      server("ev", { mounts: [{ source: home, target: "/data", readOnly: true }], approve: ["get-sum"] }),
+      server("ev2", { tools: { allow: ["echo", "get-*"], deny: ["get-env"] }, startup: "lazy" }),
+    ],
+    launcher: hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] })),
+    session: "test",
+    events,
+    audit: openAudit({ audit: { enabled: true, path: path.join(home, "audit") } }),
+    redact: redactor(["supersecret"]),
+    log: () => {},
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await gw.connect(a);
+  gw.startEager();
+  client = new Client(
+    { name: "test", version: "1" },
+    { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } },
+  );
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: "assistant",
+    content: { type: "text", text: "sampled!" },
+    model: "test-model",
+  }));
+  client.setRequestHandler(ElicitRequestSchema, async (r) => {
+    if (String(r.params.message).startsWith("mcpbox:")) return { action: "accept", content: { approve: true } };
+    return { action: "accept", content: { name: "Ann", check: true, color: "blue", email: "a@b.c", number: 3, integer: 3 } };
+  });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: [{ uri: `file://${home}/sub`, name: "sub" }, { uri: "file:///etc", name: "etc" }],
+  }));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolListChanges++);
+  await client.connect(b);
+});
+
+afterAll(async () => {
+  await client?.close();
+  await gw?.close();
+});
+
+describe("gateway over host processes", () => {
+  it("lists tools with prefixes and applies allow/deny", async () => {
+    const { tools } = await client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names).toContain("ev__echo");
+    expect(names).toContain("ev__get-env");
+    expect(names).toContain("ev2__echo");
+    expect(names).toContain("ev2__get-sum");
+    expect(names).not.toContain("ev2__get-env");
+    expect(names).not.toContain("ev2__trigger-long-running-operation");
+  });
+
+  it("routes a call and refuses a hidden tool", async () => {
+    const r = await client.callTool({ name: "ev2__echo", arguments: { message: "hi" } });
+    expect(JSON.stringify(r.content)).toContain("hi");
+    const denied = await client.callTool({ name: "ev2__get-env", arguments: {} });
+    expect(denied.isError).toBe(true);
+  });
+
+  it("lists prompts and resources", async () => {
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name)).toContain("ev__simple-prompt");
+    const { resources } = await client.listResources();
+    expect(resources.length).toBeGreaterThan(0);
+    const first = resources[0]!;
+    const read = await client.readResource({ uri: first.uri });
+    expect(read.contents.length).toBeGreaterThan(0);
+  });
+
+  it("forwards progress of a long-running tool", async () => {
+    const progress: number[] = [];
+    const r = await client.callTool(
+      { name: "ev__trigger-long-running-operation", arguments: { duration: 1, steps: 3 } },
+      undefined,
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(r.isError).toBeFalsy();
+    expect(progress.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("forwards sampling requests to the client", async () => {
+    const r = await client.callTool({ name: "ev__trigger-sampling-request", arguments: { prompt: "x", maxTokens: 10 } });
+    expect(JSON.stringify(r.content)).toContain("sampled!");
+  });
+
+  it("asks for approval, then forwards the call", async () => {
+    const r = await client.callTool({ name: "ev__get-sum", arguments: { a: 1, b: 2 } });
+    expect(JSON.stringify(r.content)).toContain("3");
+  });
+
+  it("translates roots to mount targets", async () => {
+    const r = await client.callTool({ name: "ev__get-roots-list", arguments: {} });
+    const text = JSON.stringify(r.content);
+    expect(text).toContain("file:///data/sub");
+    expect(text).not.toContain("/etc");
+    expect(text).not.toContain(home);
+  });
+
+  it("writes audit lines", async () => {
+    await new Promise((r) => setTimeout(r, 100));
+    const dir = path.join(home, "audit");
+    const lines = fs.readdirSync(dir).flatMap((f) => fs.readFileSync(path.join(dir, f), "utf8").trim().split("\n")).map((l) => JSON.parse(l));
+    expect(lines.some((l) => l.tool === "get-env" && l.outcome === "denied")).toBe(true);
+    expect(lines.some((l) => l.tool === "echo" && l.outcome === "ok" && l.server === "ev2")).toBe(true);
+  });
+});

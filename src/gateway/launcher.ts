@@ -1,0 +1,26 @@
+/**
+ * How the gateway gets a running server: anything with an MCP transport, a stderr feed, an exit promise and stop().
+ * The Docker launcher (docker-launcher.ts) starts containers; tests may launch host processes.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ResolvedServer } from "../config/resolve.ts";
+
+export interface ExitInfo {
+  exitCode: number;
+  oomKilled: boolean;
+}
+
+export interface LaunchedServer {
+  /** the container id (or a process id for host launches) */
+  readonly id: string;
+  readonly transport: Transport;
+  onStderr(listener: (line: string) => void): () => void;
+  readonly exited: Promise<ExitInfo>;
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export interface Launcher {
+  launch(server: ResolvedServer): Promise<LaunchedServer>;
+  /** removes whatever this launcher left behind (containers of the session) */
+  close(): Promise<void>;
+}

@@ -1,0 +1,74 @@
+/**
+ * tools/call through the guards (SPEC 4.4): policy-hidden tools refused, path arguments kept inside the mounts,
+ * `approve` tools asked to a person through elicitation. Refusals are tool errors the model can read, audited.
+ */
+import { ElicitResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { forward, record, type Extra } from "./calls.ts";
+import type { Gateway } from "./gateway.ts";
+import { toolPolicy } from "./guards.ts";
+import { checkPathArguments } from "./paths.ts";
+import { auditValue } from "./redact.ts";
+import type { Upstream } from "./upstream.ts";
+
+export async function callTool(gw: Gateway, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+  const name = request.params.name;
+  const args = request.params.arguments ?? {};
+  let catalog = gw.catalog;
+  if (!catalog.toolRoutes.has(name) && !catalog.hiddenTools.has(name)) catalog = await gw.ready();
+  const hidden = catalog.hiddenTools.get(name);
+  if (hidden) {
+    return refuse(gw, hidden.server, hidden.name, args, "denied", `tool ${hidden.name} is not allowed by the tools.allow/deny policy of server ${hidden.server}`);
+  }
+  const route = catalog.toolRoutes.get(name);
+  if (!route) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+  const up = gw.upstream(route.server);
+  const paths = checkPathArguments(args, up.server.mounts.map((m) => m.target), up.server.pathArguments);
+  if (!paths.ok) return refuse(gw, up.name, route.name, args, "denied", paths.reason);
+  if (toolPolicy(up.server).needsApproval(route.name)) {
+    const verdict = await askApproval(gw, up, route.name, args, extra);
+    if (verdict !== "approved") {
+      const why =
+        verdict === "refused"
+          ? `tool ${route.name} of server ${up.name} needs a person's approval (approve in the config), and this MCP client cannot ask for it (no elicitation support)`
+          : `a person declined this call of ${route.name} (server ${up.name})`;
+      return refuse(gw, up.name, route.name, args, verdict, why);
+    }
+    guardEvent(gw, up.name, route.name, "approved", "approved by a person");
+  }
+  const params = { ...request.params, name: route.name };
+  const result = await forward(gw, up, { method: "tools/call", params }, extra, { method: "tools/call", tool: route.name, args });
+  return result as CallToolResult;
+}
+
+type Verdict = "approved" | "denied" | "refused";
+
+async function askApproval(gw: Gateway, up: Upstream, tool: string, args: unknown, extra: Extra): Promise<Verdict> {
+  if (!gw.server.getClientCapabilities()?.elicitation) return "refused";
+  const shown = JSON.stringify(auditValue(args, gw.options.redact, 200));
+  const result = await gw.server.request(
+    {
+      method: "elicitation/create",
+      params: {
+        message: `mcpbox: allow server "${up.name}" to run tool "${tool}" with arguments ${shown}?`,
+        requestedSchema: {
+          type: "object",
+          properties: { approve: { type: "boolean", title: "Allow this call", default: true } },
+        },
+      },
+    },
+    ElicitResultSchema,
+    { signal: extra.signal, timeout: up.server.timeouts.callMs },
+  );
+  return result.action === "accept" && result.content?.approve !== false ? "approved" : "denied";
+}
+
+function refuse(gw: Gateway, server: string, tool: string, args: unknown, decision: "denied" | "refused", reason: string): CallToolResult {
+  guardEvent(gw, server, tool, decision, reason);
+  record(gw, server, { method: "tools/call", tool, args }, "denied", 0, 0, reason);
+  gw.options.log(`${server}: refused ${tool}: ${gw.options.redact(reason)}`);
+  return { isError: true, content: [{ type: "text", text: `mcpbox refused this call: ${reason}` }] };
+}
+
+function guardEvent(gw: Gateway, server: string, tool: string, decision: Verdict, reason: string): void {
+  gw.options.events.emit({ type: "guard", at: Date.now(), server, tool, decision, reason: gw.options.redact(reason) });
+}

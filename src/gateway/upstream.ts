@@ -1,0 +1,249 @@
+/**
+ * One configured server as the gateway sees it: a launched container, the SDK Client talking to it, its lists,
+ * and its life (start, crash, restart with backoff, stop). Exactly one launch at a time per server.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  ErrorCode,
+  McpError,
+  ResultSchema,
+  type ClientCapabilities,
+  type Notification,
+  type Request,
+  type Result,
+  type ServerCapabilities,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { messageOf } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import type { ServerState } from "./events.ts";
+import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
+import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
+
+export interface UpstreamHooks {
+  /** the real client's capabilities (known once it has sent initialize) */
+  clientCapabilities(): Promise<ClientCapabilities>;
+  /** a request from the server to the client (sampling, elicitation, roots) */
+  onRequest(up: Upstream, request: Request, signal: AbortSignal): Promise<Result>;
+  onNotification(up: Upstream, notification: Notification): void;
+  /** after a (re)start whose lists differ from the previous ones */
+  onListsChanged(up: Upstream): void;
+  /** state changes, for events and stderr */
+  onState(up: Upstream, error?: string): void;
+  onStderr(up: Upstream, line: string): void;
+  /** called after every successful (re)start, before lists are announced: re-apply log level, subscriptions */
+  onReady(up: Upstream, client: Client): Promise<void>;
+}
+
+const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
+const STABLE_MS = 60_000;
+
+export class Upstream {
+  readonly server: ResolvedServer;
+  state: ServerState = "idle";
+  restarts = 0;
+  lists: ServerLists = EMPTY_LISTS;
+  capabilities: ServerCapabilities | undefined;
+  containerId: string | undefined;
+  startedAt: number | undefined;
+  lastError: string | undefined;
+  readonly subscriptions = new Set<string>();
+
+  readonly #launcher: Launcher;
+  readonly #hooks: UpstreamHooks;
+  #client: Client | undefined;
+  #launched: LaunchedServer | undefined;
+  #starting: Promise<Client> | undefined;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #failures = 0;
+  #stopped = false;
+  #lastExit: ExitInfo | undefined;
+
+  constructor(server: ResolvedServer, launcher: Launcher, hooks: UpstreamHooks) {
+    this.server = server;
+    this.#launcher = launcher;
+    this.#hooks = hooks;
+  }
+
+  get name(): string {
+    return this.server.name;
+  }
+
+  /** The connected client, starting the server if it is idle (lazy) or waiting while it starts. */
+  ensureStarted(): Promise<Client> {
+    if (this.#client && this.state === "running") return Promise.resolve(this.#client);
+    if (this.#starting) return this.#starting;
+    if (this.#stopped) return Promise.reject(this.#downError("the gateway is stopping"));
+    if (this.state === "idle" || (this.state === "failed" && this.server.restart !== "never")) return this.start();
+    return Promise.reject(this.#downError(this.lastError ?? this.state));
+  }
+
+  start(): Promise<Client> {
+    this.#starting ??= this.#start().finally(() => (this.#starting = undefined));
+    return this.#starting;
+  }
+
+  /** Sends a request to the server; in-flight requests fail at once if its container dies. */
+  async request(request: Request, options: RequestOptions = {}): Promise<Result> {
+    const client = await this.ensureStarted();
+    try {
+      return await client.request(request, ResultSchema, options);
+    } catch (e) {
+      if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed && !options.signal?.aborted) {
+        throw this.#downError(this.#exitText());
+      }
+      throw e;
+    }
+  }
+
+  async #start(): Promise<Client> {
+    this.#setState("starting");
+    const { startupMs } = this.server.timeouts;
+    let launched: LaunchedServer | undefined;
+    try {
+      launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000));
+      this.#launched = launched;
+      this.containerId = launched.id;
+      launched.onStderr((line) => this.#hooks.onStderr(this, line));
+      const watched = launched;
+      void watched.exited.then((info) => this.#onExit(watched, info));
+      const client = await this.#connect(launched, startupMs);
+      this.capabilities = client.getServerCapabilities();
+      const previous = this.lists;
+      this.#client = client;
+      await this.#hooks.onReady(this, client);
+      this.lists = await listAll(client, this.capabilities, startupMs);
+      this.startedAt = Date.now();
+      this.lastError = undefined;
+      this.#setState("running");
+      if (JSON.stringify(previous) !== JSON.stringify(this.lists)) this.#hooks.onListsChanged(this);
+      return client;
+    } catch (e) {
+      this.lastError = messageOf(e);
+      this.#client = undefined;
+      if (launched) await launched.stop(1000).catch(() => {});
+      this.#setState(this.#stopped ? "stopped" : "failed", this.lastError);
+      if (this.restarts > 0) this.#scheduleRestart();
+      throw this.#downError(this.lastError);
+    }
+  }
+
+  async #connect(launched: LaunchedServer, timeout: number): Promise<Client> {
+    const caps = await this.#hooks.clientCapabilities();
+    const client = new Client({ name: "mcpbox", version: VERSION }, { capabilities: upstreamCapabilities(caps) });
+    client.fallbackRequestHandler = (request, extra) => this.#hooks.onRequest(this, request, extra.signal);
+    client.fallbackNotificationHandler = async (n) => this.#hooks.onNotification(this, n);
+    client.onerror = () => {}; // transport hiccups surface as failed requests or an exit
+    await client.connect(launched.transport, { timeout });
+    return client;
+  }
+
+  #onExit(launched: LaunchedServer, info: ExitInfo): void {
+    if (launched !== this.#launched) return;
+    this.#launched = undefined;
+    this.#lastExit = info;
+    const client = this.#client;
+    this.#client = undefined;
+    void client?.close(); // fails every in-flight request now
+    if (this.#stopped) return;
+    const lived = this.startedAt === undefined ? 0 : Date.now() - this.startedAt;
+    if (lived > STABLE_MS) this.#failures = 0;
+    this.lastError = this.#exitText();
+    if (this.state === "starting") return; // #start reports the failure
+    this.#setState(this.server.restart === "never" ? "failed" : "restarting", this.lastError);
+    if (this.server.restart !== "never") this.#scheduleRestart();
+  }
+
+  #scheduleRestart(): void {
+    if (this.#stopped || this.#restartTimer || this.server.restart === "never") return;
+    const delay = BACKOFF_MS[Math.min(this.#failures++, BACKOFF_MS.length - 1)]!;
+    this.#setState("restarting", this.lastError);
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = undefined;
+      this.restarts++;
+      this.start().catch(() => {});
+    }, delay);
+    this.#restartTimer.unref();
+  }
+
+  /** Lists again (after a list_changed); true when something changed. */
+  async relist(): Promise<boolean> {
+    const client = this.#client;
+    if (!client || this.state !== "running") return false;
+    const next = await listAll(client, this.capabilities, this.server.timeouts.startupMs);
+    const changed = JSON.stringify(next) !== JSON.stringify(this.lists);
+    this.lists = next;
+    return changed;
+  }
+
+  /** Stops the current container (if any) and starts a new one now. */
+  async restart(): Promise<void> {
+    if (this.#stopped) return;
+    clearTimeout(this.#restartTimer);
+    this.#restartTimer = undefined;
+    const launched = this.#launched;
+    this.#launched = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    void client?.close();
+    await launched?.stop(2000).catch(() => {});
+    this.restarts++;
+    await this.start();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    clearTimeout(this.#restartTimer);
+    await this.#starting?.catch(() => {});
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.close().catch(() => {});
+    const launched = this.#launched;
+    this.#launched = undefined;
+    await launched?.stop(3000).catch(() => {});
+    this.#setState("stopped");
+  }
+
+  #setState(state: ServerState, error?: string): void {
+    this.state = state;
+    this.#hooks.onState(this, error);
+  }
+
+  #exitText(): string {
+    const e = this.#lastExit;
+    if (!e) return "its connection closed";
+    return e.oomKilled ? `it ran out of memory (limit ${this.server.limits.memory})` : `it exited with code ${e.exitCode}`;
+  }
+
+  #downError(why: string): McpError {
+    const next = this.server.restart === "never" ? "restart: never, it stays down" : "it is being restarted";
+    return new McpError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
+  }
+}
+
+/** What the gateway tells a server it can do: what the real client can do (the gateway forwards it). */
+export function upstreamCapabilities(client: ClientCapabilities): ClientCapabilities {
+  const caps: ClientCapabilities = {};
+  if (client.sampling) caps.sampling = client.sampling;
+  if (client.elicitation) caps.elicitation = client.elicitation;
+  if (client.roots) caps.roots = { listChanged: true };
+  return caps;
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, message: string, onLate: (value: T) => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      reject(new Error(message));
+    }, ms);
+  });
+  p.then((v) => timedOut && onLate(v), () => {});
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
