@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import * as C from "./checks.ts";
+
+const version: C.VersionFacts = { product: "Docker Engine", version: "20.10.24", apiVersion: "1.41", os: "linux", arch: "amd64", cgroupVersion: "1" };
+
+describe("engine and version", () => {
+  it("a reachable engine is ok; an unreachable one fails as an engine problem with the error's hint", () => {
+    expect(C.engineCheck("unix:///var/run/docker.sock")).toMatchObject({ status: "ok", message: "reachable at unix:///var/run/docker.sock" });
+    const failed = C.engineCheck("unix:///x.sock", { message: "no Docker engine reachable at unix:///x.sock", hint: "start Docker" });
+    expect(failed).toEqual({ name: "docker engine", status: "fail", message: "no Docker engine reachable at unix:///x.sock", fix: "start Docker", engine: true });
+    expect(C.engineCheck("tcp://h:2375", { message: "boom" }).fix).toMatch(/DOCKER_HOST/);
+  });
+
+  it("describes the engine and refuses an API older than the minimum", () => {
+    expect(C.versionCheck(version)).toEqual({ name: "engine version", status: "ok", message: "Docker Engine 20.10.24, API 1.41 (linux/amd64, cgroup v1)" });
+    const old = C.versionCheck({ ...version, version: "18.09", apiVersion: "1.39", cgroupVersion: undefined });
+    expect(old).toMatchObject({ status: "fail", engine: true, message: "Docker Engine 18.09, API 1.39 (linux/amd64): API older than 1.40" });
+  });
+
+  it("compares versions numerically", () => {
+    expect(C.compareVersions("1.9", "1.41")).toBe(-1);
+    expect(C.compareVersions("1.41", "1.40")).toBe(1);
+    expect(C.compareVersions("1.40", "1.40.0")).toBe(0);
+  });
+});
+
+describe("socket", () => {
+  it("names the problem and its fix", () => {
+    expect(C.socketCheck({ kind: "unix", path: "/s", state: "ok" }).status).toBe("ok");
+    expect(C.socketCheck({ kind: "remote", address: "tcp://h:2376" })).toMatchObject({ status: "ok", message: "tcp://h:2376 is not a unix socket: nothing to check" });
+    const denied = C.socketCheck({ kind: "unix", path: "/var/run/docker.sock", state: "no-permission" });
+    expect(denied).toMatchObject({ status: "fail", engine: true, message: "no permission to use /var/run/docker.sock" });
+    expect(denied.fix).toMatch(/usermod -aG docker/);
+    expect(C.socketCheck({ kind: "unix", path: "/s", state: "missing" })).toMatchObject({ status: "fail", engine: true, message: "no socket at /s" });
+    expect(C.socketCheck({ kind: "unix", path: "/s", state: "not-a-socket" })).toMatchObject({ status: "fail", engine: true });
+  });
+});
+
+describe("base images", () => {
+  it("present is ok with its size", () => {
+    expect(C.baseImageCheck({ lang: "node", image: "node:24-bookworm-slim", size: 247_000_000, usedBy: [] })).toEqual({
+      name: "base image (node)",
+      status: "ok",
+      message: "node:24-bookworm-slim (247 MB)",
+    });
+  });
+
+  it("missing is a warning, or a failure when a configured server builds on it; the fix says how to get it", () => {
+    const unused = C.baseImageCheck({ lang: "python", image: "python:3.12-slim-bookworm", size: undefined, usedBy: [] });
+    expect(unused).toMatchObject({ status: "warn", message: "python:3.12-slim-bookworm is not present locally" });
+    expect(unused.fix).toBe("docker pull python:3.12-slim-bookworm, or set build.baseImages.python to an image you have");
+    const used = C.baseImageCheck({ lang: "node", image: "node:24", size: undefined, usedBy: ["files", "memory"] });
+    expect(used).toMatchObject({ status: "fail", message: "node:24 is not present locally, needed by files, memory" });
+    expect(used.engine).toBeUndefined();
+  });
+});
+
+describe("config", () => {
+  it("no config is a warning pointing at mcpbox init", () => {
+    expect(C.configCheck({ state: "none", message: "no sandbox.config.ts found" })).toMatchObject({ status: "warn", fix: expect.stringMatching(/mcpbox init/) });
+  });
+
+  it("a config that cannot load or has errors fails; warnings warn", () => {
+    expect(C.configCheck({ state: "unloadable", message: "x.ts: cannot be loaded", hint: "fix it" })).toMatchObject({ status: "fail", fix: "fix it" });
+    const bad = C.configCheck({ state: "loaded", file: "sandbox.config.ts", servers: 2, errors: ["sandbox.config.ts: servers.a.image: required", "other"], warnings: 0 });
+    expect(bad).toMatchObject({ status: "fail", message: "sandbox.config.ts: 2 servers, 2 errors, 0 warnings; first: sandbox.config.ts: servers.a.image: required" });
+    expect(bad.fix).toMatch(/mcpbox validate/);
+    expect(C.configCheck({ state: "loaded", file: "c.ts", servers: 1, errors: [], warnings: 1 })).toMatchObject({ status: "warn", message: "c.ts: 1 server, 0 errors, 1 warning" });
+    expect(C.configCheck({ state: "loaded", file: "c.ts", servers: 1, errors: [], warnings: 0 }).status).toBe("ok");
+  });
+});
+
+describe("MCPBOX_HOME and runtime", () => {
+  it("home is ok or fails with the reason", () => {
+    expect(C.homeCheck("/h")).toMatchObject({ status: "ok", message: "/h is writable" });
+    expect(C.homeCheck("/h", "EACCES: permission denied")).toMatchObject({ status: "fail", message: "/h is not writable: EACCES: permission denied" });
+  });
+
+  it("runtime: accepted, refused, accepted with engine warnings, or not checked without an image", () => {
+    expect(C.runtimeCheck({ image: "node:24", warnings: [], unsupported: [] }).status).toBe("ok");
+    expect(C.runtimeCheck({ image: "node:24", error: "invalid option", warnings: [], unsupported: [] })).toMatchObject({ status: "fail" });
+    const limited = C.runtimeCheck({ image: "node:24", warnings: ["Your kernel does not support swap limit capabilities"], unsupported: ["pids limit"] });
+    expect(limited).toMatchObject({ status: "warn", message: "accepted, but: no pids limit support; Your kernel does not support swap limit capabilities" });
+    expect(C.runtimeCheck({ image: undefined, warnings: [], unsupported: [] }).status).toBe("warn");
+  });
+
+  it("a skipped check is a warning that says why", () => {
+    expect(C.skipped("engine version")).toEqual({ name: "engine version", status: "warn", message: "not checked: the engine is unusable" });
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * Runs doctor's checks: measures the facts (engine through src/docker/probe.ts, files through node:fs) and turns
+ * them into results with the pure functions of checks.ts. Never throws for a failed check.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { checkRawConfig, displayPath, findConfigFile, loadConfigFile } from "../config/load.ts";
+import { errorsOf, formatProblem, warningsOf } from "../config/problems.ts";
+import { DEFAULTS, resolveConfig, type ResolvedConfig } from "../config/resolve.ts";
+import { engineAddress } from "../docker/engine.ts";
+import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from "../docker/probe.ts";
+import { isMcpboxError, messageOf } from "../errors.ts";
+import { mcpboxHome } from "../monitor/paths.ts";
+import * as C from "./checks.ts";
+
+export interface DoctorOptions {
+  configPath: string | undefined;
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** how long to wait for the engine's first answer */
+  engineTimeoutMs?: number;
+}
+
+export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
+  const { facts: configFacts, config } = await configState(o);
+  const baseImages = Object.entries(config?.build.baseImages ?? DEFAULTS.baseImages) as ["node" | "python", string][];
+  const address = engineAddress();
+  const engine = await withTimeout(engineFacts(), o.engineTimeoutMs ?? 15_000, `no answer from the Docker engine at ${address}`)
+    .catch((e: unknown) => ({ message: messageOf(e), hint: isMcpboxError(e) ? e.hint : undefined }));
+  const reachable = "apiVersion" in engine;
+  const images = reachable ? await baseImageFacts(baseImages, config) : [];
+  const probeImage = images.find((i) => i.size !== undefined)?.image;
+  return [
+    reachable ? C.engineCheck(address) : C.engineCheck(address, engine),
+    reachable ? C.versionCheck(engine) : C.skipped(C.CHECK.version),
+    C.socketCheck(socketFacts(address)),
+    ...(reachable ? images.map(C.baseImageCheck) : baseImages.map(([lang]) => C.skipped(C.CHECK.baseImage(lang)))),
+    C.configCheck(configFacts),
+    homeResult(mcpboxHome(o.env)),
+    reachable ? C.runtimeCheck(await runtimeFacts(probeImage, engine)) : C.skipped(C.CHECK.runtime),
+  ];
+}
+
+async function baseImageFacts(images: [C.BaseImageFacts["lang"], string][], config: ResolvedConfig | undefined): Promise<C.BaseImageFacts[]> {
+  const facts: C.BaseImageFacts[] = [];
+  for (const [lang, image] of images) {
+    // an engine error here reads as a missing image: the fix line still tells how to get it
+    const size = await localImageSize(image).catch(() => undefined);
+    facts.push({ lang, image, size, usedBy: templateUsers(config, lang) });
+  }
+  return facts;
+}
+
+async function configState(o: DoctorOptions): Promise<{ facts: C.ConfigFacts; config?: ResolvedConfig }> {
+  try {
+    await findConfigFile({ configPath: o.configPath, cwd: o.cwd });
+  } catch (e) {
+    // no config at all is fine (doctor checks the machine); a -c path that does not exist is not
+    if (o.configPath === undefined) return { facts: { state: "none", message: messageOf(e) } };
+    return { facts: { state: "unloadable", message: messageOf(e), hint: isMcpboxError(e) ? e.hint : undefined } };
+  }
+  try {
+    const { file, raw } = await loadConfigFile({ configPath: o.configPath, cwd: o.cwd });
+    const shown = displayPath(file, o.cwd);
+    const checked = checkRawConfig(raw, file);
+    const errors = errorsOf(checked.problems).map((p) => formatProblem(shown, p));
+    const facts: C.ConfigFacts = {
+      state: "loaded",
+      file: shown,
+      servers: checked.parsed ? Object.keys(checked.parsed.servers).length : 0,
+      errors,
+      warnings: warningsOf(checked.problems).length,
+    };
+    const config = errors.length === 0 && checked.parsed ? resolveConfig(checked.parsed, file) : undefined;
+    return config ? { facts, config } : { facts };
+  } catch (e) {
+    return { facts: { state: "unloadable", message: messageOf(e), hint: isMcpboxError(e) ? e.hint : undefined } };
+  }
+}
+
+function templateUsers(config: ResolvedConfig | undefined, lang: "node" | "python"): string[] {
+  if (!config) return [];
+  return Object.values(config.servers)
+    .filter((s) => s.source.kind === "template" && s.source.template === lang)
+    .map((s) => s.name);
+}
+
+export function socketFacts(address: string): C.SocketFacts {
+  if (!address.startsWith("unix://") && !address.startsWith("/")) return { kind: "remote", address };
+  const file = address.replace(/^unix:\/\//, "");
+  try {
+    if (!fs.statSync(file).isSocket()) return { kind: "unix", path: file, state: "not-a-socket" };
+    fs.accessSync(file, fs.constants.R_OK | fs.constants.W_OK);
+    return { kind: "unix", path: file, state: "ok" };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { kind: "unix", path: file, state: code === "EACCES" || code === "EPERM" ? "no-permission" : "missing" };
+  }
+}
+
+/** Creates the folder if needed, then writes and removes a file in it. */
+function homeResult(home: string): C.CheckResult {
+  const probe = path.join(home, `.doctor-${process.pid}`);
+  try {
+    fs.mkdirSync(home, { recursive: true });
+    fs.writeFileSync(probe, "");
+    fs.rmSync(probe);
+    return C.homeCheck(home);
+  } catch (e) {
+    return C.homeCheck(home, messageOf(e));
+  }
+}
+
+async function runtimeFacts(image: string | undefined, engine: EngineFacts): Promise<C.RuntimeFacts> {
+  const unsupported = [
+    ...(engine.memoryLimit ? [] : ["memory limit"]),
+    ...(engine.swapLimit ? [] : ["swap limit"]),
+    ...(engine.pidsLimit ? [] : ["pids limit"]),
+  ];
+  if (!image) return { image, warnings: [], unsupported };
+  try {
+    return { image, warnings: await tryHardenedCreate(image), unsupported };
+  } catch (e) {
+    return { image, error: messageOf(e), warnings: [], unsupported };
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${message} within ${ms / 1000} s`)), ms);
+    timer.unref();
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
