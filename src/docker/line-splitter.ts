@@ -1,0 +1,94 @@
+/**
+ * Splits a byte stream into lines with bounded memory: a line longer than maxLineBytes is not kept; only its first
+ * and last few bytes and its length are reported, whatever the other side prints.
+ */
+export interface LineSink {
+  line(bytes: Buffer): void;
+  oversize(info: OversizeLine): void;
+}
+
+export interface OversizeLine {
+  /** the first bytes of the line (up to keepBytes) */
+  head: Buffer;
+  /** the last bytes of the line (up to keepBytes) */
+  tail: Buffer;
+  /** the whole line's length so far (at the end: the line's length) */
+  bytes: number;
+}
+
+const NEWLINE = 0x0a;
+
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private over: OversizeLine | undefined;
+  private readonly maxLineBytes: number;
+  private readonly keepBytes: number;
+  private readonly sink: LineSink;
+
+  constructor(maxLineBytes: number, sink: LineSink, keepBytes = 256) {
+    this.maxLineBytes = maxLineBytes;
+    this.sink = sink;
+    this.keepBytes = Math.min(keepBytes, maxLineBytes);
+  }
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      this.take(chunk.subarray(start, nl === -1 ? chunk.length : nl));
+      if (nl === -1) return;
+      this.finishLine();
+      start = nl + 1;
+    }
+  }
+
+  /** The stream ended: a last line without a newline still counts. */
+  end(): void {
+    if (this.size > 0 || this.over) this.finishLine();
+  }
+
+  private take(piece: Buffer): void {
+    if (piece.length === 0) return;
+    if (this.over) {
+      this.over.bytes += piece.length;
+      this.over.tail = lastBytes([this.over.tail, piece], this.keepBytes);
+    } else if (this.size + piece.length > this.maxLineBytes) {
+      const all = [...this.parts, piece];
+      this.over = { head: firstBytes(all, this.keepBytes), tail: lastBytes(all, this.keepBytes), bytes: this.size + piece.length };
+      this.parts = [];
+      this.size = 0;
+    } else {
+      this.parts.push(piece);
+      this.size += piece.length;
+    }
+  }
+
+  private finishLine(): void {
+    const over = this.over;
+    const parts = this.parts;
+    this.over = undefined;
+    this.parts = [];
+    this.size = 0;
+    if (over) return this.sink.oversize(over);
+    let line = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    if (line.at(-1) === 0x0d) line = line.subarray(0, -1); // CRLF
+    this.sink.line(line);
+  }
+}
+
+/** A copy (not a view: the big chunk may be freed) of the first n bytes of the pieces. */
+function firstBytes(pieces: Buffer[], n: number): Buffer {
+  return Buffer.from(Buffer.concat(pieces, Math.min(n, total(pieces))));
+}
+
+function lastBytes(pieces: Buffer[], n: number): Buffer {
+  const last = pieces.at(-1)!;
+  if (last.length >= n) return Buffer.from(last.subarray(last.length - n));
+  const joined = Buffer.concat(pieces);
+  return Buffer.from(joined.subarray(Math.max(0, joined.length - n)));
+}
+
+function total(pieces: Buffer[]): number {
+  return pieces.reduce((sum, p) => sum + p.length, 0);
+}

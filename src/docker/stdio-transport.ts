@@ -1,0 +1,148 @@
+/**
+ * MCP over a container's stdio: newline-delimited JSON-RPC, like the SDK's stdio transport, but with a bounded line
+ * length (SPEC 4.3). Lines that are not JSON-RPC are handed to onNonJsonLine and dropped; an oversized message is
+ * dropped with an error, and when it is a response its request fails at once with a clear JSON-RPC error.
+ */
+import { once } from "node:events";
+import type { Readable, Writable } from "node:stream";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { LineSplitter, type OversizeLine } from "./line-splitter.ts";
+
+export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+export interface StdioTransportOptions {
+  maxMessageBytes?: number;
+  onNonJsonLine?: (line: string) => void;
+}
+
+/** Thrown through onerror when a server prints a message over the limit. */
+export class MessageTooLargeError extends Error {
+  readonly bytes: number;
+  readonly limit: number;
+  constructor(bytes: number, limit: number) {
+    super(`a message from the server is larger than the ${formatBytes(limit)} limit (at least ${bytes} bytes); it was dropped`);
+    this.name = "MessageTooLargeError";
+    this.bytes = bytes;
+    this.limit = limit;
+  }
+}
+
+export class ContainerStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+
+  private readonly stdin: Writable;
+  private readonly stdout: Readable;
+  private readonly limit: number;
+  private readonly onNonJsonLine: (line: string) => void;
+  private readonly splitter: LineSplitter;
+  private started = false;
+  private closed = false;
+
+  constructor(stdin: Writable, stdout: Readable, options: StdioTransportOptions = {}) {
+    this.stdin = stdin;
+    this.stdout = stdout;
+    this.limit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.onNonJsonLine = options.onNonJsonLine ?? (() => {});
+    this.splitter = new LineSplitter(this.limit, {
+      line: (bytes) => this.handleLine(bytes),
+      oversize: (info) => this.handleOversize(info),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error("ContainerStdioTransport already started");
+    this.started = true;
+    this.stdout.on("data", (chunk: Buffer) => {
+      if (!this.closed) this.splitter.push(chunk);
+    });
+    this.stdout.once("end", () => {
+      this.splitter.end();
+      this.markClosed();
+    });
+    this.stdout.once("close", () => this.markClosed());
+    this.stdout.on("error", (e) => this.reportError(e));
+    this.stdin.on("error", (e) => this.reportError(e));
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.closed || this.stdin.writableEnded || this.stdin.destroyed) throw new Error("the server's stdin is closed");
+    if (this.stdin.write(JSON.stringify(message) + "\n")) return;
+    await waitForDrain(this.stdin);
+  }
+
+  async close(): Promise<void> {
+    if (!this.stdin.writableEnded && !this.stdin.destroyed) this.stdin.end();
+    this.markClosed();
+  }
+
+  private handleLine(bytes: Buffer): void {
+    if (this.closed || bytes.length === 0) return;
+    const text = bytes.toString("utf8");
+    const message = parseMessage(text);
+    if (message) this.onmessage?.(message);
+    else if (text.trim() !== "") this.onNonJsonLine(text);
+  }
+
+  private handleOversize(info: OversizeLine): void {
+    if (this.closed) return;
+    this.reportError(new MessageTooLargeError(info.bytes, this.limit));
+    const id = responseIdOf(info);
+    if (id === undefined) return;
+    const message = `the server's response is larger than the ${formatBytes(this.limit)} message limit; mcpbox dropped it`;
+    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+  }
+
+  private reportError(e: Error): void {
+    this.onerror?.(e);
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}
+
+/** A JSON-RPC message, or undefined for anything else (logs, banners, half lines). */
+export function parseMessage(text: string): JSONRPCMessage | undefined {
+  const first = text.trimStart()[0];
+  if (first !== "{") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+const HEAD_ID = /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,\s*"(?:result|error)"/;
+const TAIL_ID = /"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*\}\s*$/;
+const HEAD_REQUEST = /^\s*\{[^{[]*"method"\s*:/;
+
+/** The id of an oversized line when it is clearly a response (its id first or last, no top-level method). */
+export function responseIdOf(info: OversizeLine): string | number | undefined {
+  const head = info.head.toString("utf8");
+  const raw = HEAD_ID.exec(head)?.[1] ?? (HEAD_REQUEST.test(head) ? undefined : TAIL_ID.exec(info.tail.toString("utf8"))?.[1]);
+  if (raw === undefined) return undefined;
+  return JSON.parse(raw) as string | number;
+}
+
+function waitForDrain(stream: Writable): Promise<void> {
+  const ac = new AbortController();
+  return Promise.race([
+    once(stream, "drain", { signal: ac.signal }).then(() => undefined),
+    once(stream, "close", { signal: ac.signal }).then(() => {
+      throw new Error("the server's stdin closed while sending");
+    }),
+  ]).finally(() => ac.abort());
+}
+
+function formatBytes(n: number): string {
+  const mib = n / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${n} bytes`;
+}
