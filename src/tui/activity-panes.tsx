@@ -1,0 +1,77 @@
+/** The lower half: recent calls and guard decisions (newest first), and the selected server's stderr (newest last). */
+import { Box, Text } from "ink";
+import type { MonitorState, ServerRow } from "../monitor/store.ts";
+import { rowKey } from "../monitor/store.ts";
+import { bytes, clock, duration, fit, printable } from "./format.ts";
+import type { Theme } from "./theme.ts";
+
+type Activity = MonitorState["calls"][number] | MonitorState["guards"][number];
+
+export function CallsPane({ state, height, width, theme }: { state: MonitorState; height: number; width: number; theme: Theme }) {
+  const items: Activity[] = [...state.calls, ...state.guards].sort((a, b) => b.at - a.at).slice(0, height);
+  return (
+    <Box flexDirection="column" height={height + 1}>
+      <Title text="recent calls" width={width} />
+      {items.map((item, i) => (
+        <ActivityLine key={i} item={item} width={width} theme={theme} />
+      ))}
+    </Box>
+  );
+}
+
+function ActivityLine({ item, width, theme }: { item: Activity; width: number; theme: Theme }) {
+  const head = `${clock(item.at)} ${fit(item.server, 10)} `;
+  if (item.type === "guard") {
+    const colour = item.decision === "approved" ? theme.colour("green") : theme.colour("yellow");
+    return (
+      <Text wrap="truncate-end">
+        {head}
+        {fit(item.tool, 24)} <Text color={colour}>{item.decision}</Text>
+        {fit(`: ${printable(item.reason)}`, Math.max(0, width - head.length - 26 - item.decision.length))}
+      </Text>
+    );
+  }
+  const name = item.tool ?? item.method;
+  return (
+    <Text wrap="truncate-end">
+      {head}
+      {fit(name, 40)} {fit(duration(item.durationMs), 6, "right")} <Text color={theme.outcome(item.outcome)}>{item.outcome}</Text>
+    </Text>
+  );
+}
+
+export function StderrPane({ state, row, height, width }: { state: MonitorState; row: ServerRow | undefined; height: number; width: number }) {
+  const lines = row ? (state.stderr[rowKey(row)] ?? []).slice(-height) : [];
+  return (
+    <Box flexDirection="column" height={height + 1}>
+      <Title text={row ? `${serverSummary(row)} · stderr` : "stderr"} width={width} />
+      {lines.map((line, i) => (
+        <Text key={i} wrap="truncate-end" dimColor>
+          {fit(printable(line), width - 1)}
+        </Text>
+      ))}
+    </Box>
+  );
+}
+
+/** The selected server's figures against its limits, as the title of its stderr pane. */
+export function serverSummary(row: ServerRow): string {
+  const parts = [
+    row.server,
+    row.containerId ? row.containerId.slice(0, 12) : "no container",
+    `mem ${bytes(row.memoryBytes)}/${bytes(row.memoryLimitBytes || row.limits.memoryBytes)}`,
+    `cpus ${row.limits.cpus || "-"}`,
+    `pids ${row.pids ?? "-"}/${row.limits.pids || "-"}`,
+  ];
+  if (row.error) parts.push(printable(row.error));
+  return parts.join(" · ");
+}
+
+function Title({ text, width }: { text: string; width: number }) {
+  const label = `── ${text} `;
+  return (
+    <Text bold wrap="truncate-end">
+      {label + "─".repeat(Math.max(0, width - 1 - label.length))}
+    </Text>
+  );
+}
