@@ -6,7 +6,8 @@
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { planBuild } from "../build/plan.ts";
 import { connectEngine, engine } from "../docker/engine.ts";
-import { imageExists, statusOf } from "../docker/images.ts";
+import { imageExists } from "../docker/images.ts";
+import { statusOf } from "../docker/_http.ts";
 
 export interface DirectImages {
   imageOf: (server: ResolvedServer) => string;
