@@ -15,6 +15,7 @@ import { assetFiles } from "./sea/assets.mjs";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const work = path.join(root, ".cache", "sea");
 const out = path.join(root, "dist", "mcpbox");
+const tmp = `${out}.${process.pid}.tmp`;
 const nodeBin = fs.realpathSync(path.join(root, "node_modules", ".bin", process.platform === "win32" ? "node.exe" : "node"));
 const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const started = performance.now();
@@ -59,7 +60,6 @@ fs.writeFileSync(
 quiet(nodeBin, ["--experimental-sea-config", seaConfig]);
 log("wrote the SEA blob");
 
-const tmp = `${out}.${process.pid}.tmp`;
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.copyFileSync(strippedNode(), tmp);
 fs.chmodSync(tmp, 0o755);
@@ -98,8 +98,9 @@ function quiet(cmd, args) {
   try {
     execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
   } catch (e) {
-    process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
-    throw new Error(`build: ${path.basename(args[0])} failed (exit ${e.status})`);
+    process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}build: ${path.basename(args[0])} failed (exit ${e.status})\n`);
+    fs.rmSync(tmp, { force: true });
+    process.exit(1);
   }
 }
 

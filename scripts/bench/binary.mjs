@@ -1,0 +1,67 @@
+/**
+ * The single executable: its size, and the wall time of `--version` and of `validate` on a 20-server config, each
+ * next to `node -e 0` of the same Node 24 measured in the same run.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { NODE, requireBinary, timeCommand, timedRow } from "./_lib.mjs";
+
+const BASELINE = "node -e 0 (Node 24, baseline)";
+
+export default async function run({ runs = 20 } = {}) {
+  const bin = requireBinary();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-bench-binary-"));
+  try {
+    writeConfig(dir, 20);
+    const env = { ...process.env, MCPBOX_HOME: path.join(dir, ".mcpbox"), NO_COLOR: "1" };
+    const opts = { runs, cwd: dir, env };
+    const node = timeCommand(NODE, ["-e", "0"], opts);
+    const version = timeCommand(bin, ["--version"], opts);
+    const validate = timeCommand(bin, ["validate"], opts);
+    return [
+      { measure: "size of dist/mcpbox", value: fs.statSync(bin).size / 1e6, unit: "MB" },
+      timedRow(BASELINE, node),
+      timedRow("mcpbox --version", version, { baseline: BASELINE }),
+      timedRow("mcpbox validate (20 servers)", validate, { baseline: BASELINE, goal: { below: 150 } }),
+    ];
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A sandbox.config.ts with n servers: image and template ones, each mounting folders that exist. */
+export function writeConfig(dir, n) {
+  const servers = [];
+  for (let i = 0; i < n; i++) {
+    for (const sub of ["in", "out"]) fs.mkdirSync(path.join(dir, `data-${i}`, sub), { recursive: true });
+    const source =
+      i % 3 === 0
+        ? `image: "ghcr.io/example/server-${i}:1.${i}.0"`
+        : i % 3 === 1
+          ? `template: "node", package: "@modelcontextprotocol/server-filesystem@2026.8.31", args: ["/in"]`
+          : `template: "python", package: "mcp-server-fetch==2025.${i}.1"`;
+    servers.push(`    s${i}: {
+      ${source},
+      mounts: [
+        { source: "./data-${i}/in", target: "/in" },
+        { source: "./data-${i}/out", target: "/out", readOnly: false },
+      ],
+      network: ${i % 4 === 0 ? '"bridge"' : '"none"'},
+      limits: { memory: "${256 + i}m", cpus: 0.5, pids: 128 },
+      env: { LOG_LEVEL: "info", SERVER_INDEX: "${i}" },
+      tools: { deny: ["delete_*", "drop_*"] },
+      approve: ["write_*"],
+    },`);
+  }
+  const text = `import { defineConfig } from "mcpbox";
+
+export default defineConfig({
+  defaults: { limits: { memory: "512m", cpus: 1 } },
+  servers: {
+${servers.join("\n")}
+  },
+});
+`;
+  fs.writeFileSync(path.join(dir, "sandbox.config.ts"), text);
+}
