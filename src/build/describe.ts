@@ -1,0 +1,29 @@
+/** Build events as one human line each: the plain (CI) output and the gateway's stderr. */
+import type { BuildEvent } from "./builder.ts";
+
+export function describeEvent(e: BuildEvent): string | undefined {
+  switch (e.type) {
+    case "checking":
+      return undefined;
+    case "cached":
+      return `${e.server}: ${e.result.tag} is up to date`;
+    case "building":
+      return `${e.server}: building ${e.tag}`;
+    case "step":
+      return `${e.server}: step ${e.step.n}/${e.step.total} ${cut(e.step.text)}`;
+    case "pushing":
+      return `${e.server}: pushing ${e.ref}`;
+    case "done":
+      return `${e.server}: built ${e.result.tag} in ${e.result.seconds.toFixed(1)} s (${formatSize(e.result.size)}, user ${e.result.user})`;
+    case "failed":
+      return `${e.server}: failed: ${e.error.message}`;
+  }
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes >= 1e9) return `${(bytes / 1e9).toFixed(2)} GB`;
+  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
+  return `${Math.round(bytes / 1e3)} kB`;
+}
+
+const cut = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -1,0 +1,59 @@
+/**
+ * What the gateway calls before starting containers (SPEC 4.2): the image to run for each server, building the
+ * template and Dockerfile images that are missing, as `mcpbox build` would.
+ */
+import type { Docker } from "../docker/engine.ts";
+import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
+import { McpboxError } from "../errors.ts";
+import { buildServer, planFor } from "./builder.ts";
+import { describeEvent } from "./describe.ts";
+
+export interface EnsureOptions {
+  /** one human line per build event (the gateway prints them on stderr) */
+  onProgress?: (line: string) => void;
+}
+
+/** server name → image reference to run; builtin servers are skipped. */
+export async function ensureImages(
+  docker: Docker,
+  config: ResolvedConfig,
+  serverNames: readonly string[],
+  opts: EnsureOptions = {},
+): Promise<Map<string, string>> {
+  const refs = new Map<string, string>();
+  for (const server of pick(config, serverNames)) {
+    const src = server.source;
+    if (src.kind === "builtin") continue;
+    if (src.kind === "image") {
+      refs.set(server.name, src.image);
+      continue;
+    }
+    const result = await buildServer(docker, config, server, {
+      onEvent: (e) => {
+        const line = describeEvent(e);
+        if (line !== undefined) opts.onProgress?.(line);
+      },
+    });
+    refs.set(server.name, result.tag);
+  }
+  return refs;
+}
+
+/** The image a server runs, without building: its content tag (which may not exist yet) or its `image`. */
+export async function imageRefFor(docker: Docker, config: ResolvedConfig, server: ResolvedServer): Promise<string | undefined> {
+  const src = server.source;
+  if (src.kind === "image") return src.image;
+  if (src.kind === "builtin") return undefined;
+  return (await planFor(docker, config, server)).tag;
+}
+
+/** The named servers (all when none are named), in config order; an unknown name is a usage error. */
+export function pick(config: ResolvedConfig, names: readonly string[]): ResolvedServer[] {
+  const unknown = names.filter((n) => !config.servers.some((s) => s.name === n));
+  if (unknown.length > 0) {
+    throw new McpboxError("usage", `no server named ${unknown.join(", ")} in the config`, {
+      hint: `servers: ${config.servers.map((s) => s.name).join(", ") || "(none)"}`,
+    });
+  }
+  return names.length === 0 ? [...config.servers] : config.servers.filter((s) => names.includes(s.name));
+}

@@ -1,0 +1,29 @@
+/** The error of a failed build: the failing step, the last lines of its output and, when they tell, what to do. */
+import { McpboxError } from "../errors.ts";
+import type { BuildLog } from "./steps.ts";
+
+const MAX_STEP_TEXT = 120;
+
+export function buildFailure(server: string, log: BuildLog): McpboxError {
+  const step = log.step;
+  const where = step ? ` at step ${step.n}/${step.total}: ${cut(step.text)}` : "";
+  return new McpboxError("failed", `building ${server} failed${where}`, {
+    details: [...log.tail, ...(log.error ? [log.error] : [])],
+    hint: hintFor([...log.tail, log.error ?? ""].join("\n"), server),
+  });
+}
+
+export function hintFor(output: string, server: string): string {
+  if (/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT|CERTIFICATE_VERIFY_FAILED|unable to get local issuer/i.test(output)) {
+    return "a TLS proxy intercepts downloads: hand its CA bundle to the build with --ca-cert <file> or build.caCerts";
+  }
+  if (/E404|404 Not Found|No matching distribution|is not in this registry/i.test(output)) {
+    return "the package or version does not exist in the registry: check the server's package";
+  }
+  if (/EAI_AGAIN|ENOTFOUND|Temporary failure in name resolution|Could not resolve host|Network is unreachable/i.test(output)) {
+    return "the build cannot reach the package registry: check the network (or use a local package path)";
+  }
+  return `run \`mcpbox build ${server} --print\` to see the Dockerfile`;
+}
+
+const cut = (s: string) => (s.length > MAX_STEP_TEXT ? `${s.slice(0, MAX_STEP_TEXT - 1)}…` : s);

@@ -1,0 +1,86 @@
+/**
+ * `mcpbox build [server...]`: images of template and Dockerfile servers (SPEC 3). A live view on a TTY, timestamped
+ * lines otherwise, one JSON document with --json; --print shows the rendered Dockerfiles and builds nothing.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { Context } from "../context.ts";
+import { loadConfig } from "../../config/load.ts";
+import type { ResolvedConfig, ResolvedServer } from "../../config/resolve.ts";
+import { McpboxError } from "../../errors.ts";
+import { connectEngine, engine } from "../../docker/engine.ts";
+import { pick } from "../../build/ensure.ts";
+import { planBuild } from "../../build/plan.ts";
+import { isBuildable, runBuilds } from "../../build/run-builds.ts";
+import { describeEvent } from "../../build/describe.ts";
+import type { BuildEvent } from "../../build/builder.ts";
+import { err, out, printJson } from "../output.ts";
+
+export async function run(ctx: Context, names: string[] = []): Promise<number> {
+  const { config } = await loadConfig({ configPath: ctx.configPath, cwd: ctx.cwd });
+  const servers = buildable(config, names);
+  const caCert = caCertOption(ctx);
+  if (ctx.options.print) return printDockerfiles(config, servers, caCert);
+  const docker = engine();
+  await connectEngine(docker);
+  const view = await progressView(ctx, servers);
+  const { outcomes, error } = await runBuilds(docker, config, servers, {
+    noCache: ctx.options.cache === false,
+    pull: ctx.options.pull === true,
+    push: ctx.options.push === true,
+    caCert,
+    onEvent: view.onEvent,
+  }).finally(() => view.close());
+  if (ctx.options.json) printJson(outcomes);
+  if (error) throw error;
+  if (servers.length === 0 && !ctx.options.json) err("nothing to build: no template or build servers selected");
+  return 0;
+}
+
+function buildable(config: ResolvedConfig, names: string[]): ResolvedServer[] {
+  const chosen = pick(config, names);
+  const skipped = chosen.filter((s) => !isBuildable(s) && names.includes(s.name));
+  if (skipped.length > 0) {
+    throw new McpboxError("usage", `${skipped.map((s) => s.name).join(", ")} ha${skipped.length === 1 ? "s" : "ve"} nothing to build`, {
+      hint: "only servers with template or build have images to build",
+    });
+  }
+  return chosen.filter(isBuildable);
+}
+
+function caCertOption(ctx: Context): string | undefined {
+  const given = ctx.options.caCert;
+  if (typeof given !== "string") return undefined;
+  const file = path.resolve(ctx.cwd, given);
+  if (!fs.existsSync(file)) throw new McpboxError("usage", `--ca-cert ${given} does not exist`, { hint: "pass a PEM CA bundle" });
+  return file;
+}
+
+async function printDockerfiles(config: ResolvedConfig, servers: ResolvedServer[], caCert: string | undefined): Promise<number> {
+  for (const server of servers) {
+    const plan = await planBuild(server, config, { caCert: caCert ?? config.build.caCerts, imageId: async () => undefined });
+    if (servers.length > 1) out(`# ===== ${server.name} (${plan.kind}) =====`);
+    out(plan.dockerfile);
+  }
+  return 0;
+}
+
+interface View {
+  onEvent: (e: BuildEvent) => void;
+  close: () => void;
+}
+
+async function progressView(ctx: Context, servers: ResolvedServer[]): Promise<View> {
+  if (ctx.options.json) return { onEvent: () => {}, close: () => {} };
+  if (process.stdout.isTTY && !process.env.CI) {
+    const live = await import("../../tui/build-progress.tsx").catch(() => undefined); // .tsx exists only in the bundle
+    if (live) return live.startBuildProgress(servers.map((s) => s.name));
+  }
+  return {
+    onEvent: (e) => {
+      const line = describeEvent(e);
+      if (line !== undefined) out(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+    },
+    close: () => {},
+  };
+}

@@ -1,0 +1,52 @@
+# The code runner's launcher (the container's entrypoint). It waits for one request on stdin: a marker line, then JSON
+# {language, code, stdin?, files?}. It writes the files and the code under /work (a fresh tmpfs), then replaces itself
+# with the interpreter, so the exit status is the program's own. The code never appears in any process's argv.
+import json
+import os
+import sys
+
+MARKER = b"\nMCPBOX-RUN-1\n"
+WORK = "/work"
+PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js"), "bash": ("bash", ".run_code.sh")}
+
+
+def fail(message):
+    sys.stderr.write("mcpbox: " + message + "\n")
+    sys.exit(125)
+
+
+def place(rel, content):
+    target = os.path.normpath(os.path.join(WORK, rel))
+    if os.path.isabs(rel) or not target.startswith(WORK + "/"):
+        fail("file path must stay inside /work: " + rel)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    with open(target, "x", encoding="utf-8") as f:
+        f.write(content)
+
+
+def main():
+    data = sys.stdin.buffer.read()
+    at = data.find(MARKER)
+    if at < 0:
+        return 0  # stdin closed without a request: a warm container that was never used
+    request = json.loads(data[at + len(MARKER):])
+    command, name = PROGRAM[request["language"]]
+    try:
+        for rel, content in sorted((request.get("files") or {}).items()):
+            place(rel, content)
+        place(name, request["code"])
+        stdin_path = "/tmp/.run_code.stdin"
+        with open(stdin_path, "w", encoding="utf-8") as f:
+            f.write(request.get("stdin") or "")
+    except OSError as e:
+        fail("could not write the files: " + str(e))
+    fd = os.open(stdin_path, os.O_RDONLY)
+    os.dup2(fd, 0)
+    os.close(fd)
+    os.unlink(stdin_path)
+    os.chdir(WORK)
+    sys.stdout.flush()
+    os.execvp(command, [command, name])
+
+
+sys.exit(main())
