@@ -1,0 +1,74 @@
+/**
+ * Engine calls for one-shot containers (the code runner): create, attach stdio, register wait, start; then kill,
+ * read the exit state (OOM flag included) and remove. No AutoRemove: it loses the OOM flag (ENVIRONMENT).
+ */
+import type { ContainerCreateOptions } from "dockerode";
+import type Docker from "dockerode";
+import type { Duplex } from "node:stream";
+import { statusOf } from "./images.ts";
+
+export interface ExitState {
+  readonly exitCode: number;
+  readonly oomKilled: boolean;
+}
+
+export interface OneShot {
+  readonly id: string;
+  /** the hijacked attach stream: write the container's stdin, read its multiplexed stdout and stderr */
+  readonly stdio: Duplex;
+  /** resolves with the exit status once the container stops (never rejects) */
+  readonly exited: Promise<number>;
+  /** SIGKILL; ignores a container that has already stopped */
+  kill(): Promise<void>;
+  /** exit code and OOM flag of the stopped container */
+  state(): Promise<ExitState>;
+  /** removes it (forced); ignores one that is gone already */
+  remove(): Promise<void>;
+}
+
+/** Creates and starts a container with stdin open; it is removed again if any step fails. */
+export async function startOneShot(docker: Docker, options: ContainerCreateOptions): Promise<OneShot> {
+  const container = await docker.createContainer(options);
+  const handle = oneShot(docker, container.id);
+  try {
+    const stdio = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
+    stdio.on("error", () => {}); // a broken attach surfaces as a missing output end; the exit status still arrives
+    const exited = container.wait().then(
+      (r: { StatusCode?: number }) => r.StatusCode ?? -1,
+      () => -1,
+    );
+    await container.start();
+    return { ...handle, stdio, exited };
+  } catch (e) {
+    await handle.remove();
+    throw e;
+  }
+}
+
+function oneShot(docker: Docker, id: string): Omit<OneShot, "stdio" | "exited"> {
+  const container = docker.getContainer(id);
+  return {
+    id,
+    async kill() {
+      await container.kill().catch((e: unknown) => {
+        if (![304, 404, 409].includes(statusOf(e) ?? 0)) throw e;
+      });
+    },
+    async state() {
+      const info = await container.inspect();
+      return { exitCode: info.State.ExitCode, oomKilled: info.State.OOMKilled === true };
+    },
+    async remove() {
+      await container.remove({ force: true, v: true }).catch((e: unknown) => {
+        if (![404, 409].includes(statusOf(e) ?? 0)) throw e;
+      });
+    },
+  };
+}
+
+/** Containers carrying every one of these labels (stopped ones too): what a session left behind. */
+export async function containersWithLabels(docker: Docker, labels: Readonly<Record<string, string>>): Promise<string[]> {
+  const filters = { label: Object.entries(labels).map(([k, v]) => `${k}=${v}`) };
+  const list = await docker.listContainers({ all: true, filters });
+  return list.map((c) => c.Id);
+}

@@ -1,0 +1,37 @@
+/**
+ * The create options of one run's container, pure: the server's hardened options (docker/policy.ts) plus a unique
+ * name, the runner image's own entrypoint, and /work, a private noexec tmpfs the files and the code are written to.
+ */
+import { randomBytes } from "node:crypto";
+import type { ContainerCreateOptions } from "dockerode";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { containerName, containerOptions, type RunContext } from "../docker/policy.ts";
+
+export const RUN_LABEL = "mcpbox.run";
+
+export function runContainerOptions(server: ResolvedServer, ctx: RunContext, language: string): ContainerCreateOptions {
+  const base = containerOptions({ ...server, command: undefined, args: [] }, ctx, {});
+  const { Entrypoint: _entrypoint, Cmd: _cmd, ...rest } = base;
+  return {
+    ...rest,
+    name: `${containerName(ctx.session, server.name)}-${language}-${randomBytes(4).toString("hex")}`,
+    Labels: { ...base.Labels, [RUN_LABEL]: language },
+    WorkingDir: "/work",
+    HostConfig: {
+      ...base.HostConfig,
+      Tmpfs: { ...base.HostConfig?.Tmpfs, "/work": workTmpfs(server) },
+      // a run needs few files; nproc stays high because it counts uid 1000's processes host-wide, not per container
+      Ulimits: [
+        { Name: "nofile", Soft: 1024, Hard: 1024 },
+        { Name: "nproc", Soft: 65536, Hard: 65536 },
+      ],
+    },
+  };
+}
+
+/** rw, noexec: interpreters read the code, nothing there needs to be executed; owned by the run's user. */
+function workTmpfs(server: ResolvedServer): string {
+  const [uid, gid] = server.user.split(":");
+  const owner = uid && /^\d+$/.test(uid) ? `,uid=${uid},gid=${gid && /^\d+$/.test(gid) ? gid : uid},mode=0700` : ",mode=1777";
+  return `rw,noexec,nosuid,nodev,size=${server.limits.tmpfsBytes}${owner}`;
+}

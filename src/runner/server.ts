@@ -1,0 +1,111 @@
+/**
+ * The built-in code runner (SPEC 7) as an in-process MCP server offering `run_code`: each run in a fresh hardened
+ * container (from the pool when one is configured), removed afterwards; the exact code goes to the audit log.
+ * The gateway connects a Client to it over InMemoryTransport like any other upstream.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ResolvedServer } from "../config/resolve.ts";
+import type { Docker } from "../docker/engine.ts";
+import { messageOf } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { RunnerPool } from "./pool.ts";
+import { inputSchema, parseRequest, type RunRequest } from "./request.ts";
+import { errorResult, OUTPUT_SCHEMA, toolResult } from "./result.ts";
+import { runIn, type RunResult } from "./run.ts";
+
+export const TOOL_NAME = "run_code";
+
+export interface CodeRunnerDeps {
+  docker: Docker;
+  session: string;
+  configHash: string;
+  ownerPid: number;
+  /** the runtime image (ensureRunnerImage) */
+  image: string;
+  audit?: (entry: Record<string, unknown>) => void;
+}
+
+export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerDeps): Server {
+  const mcp = new Server({ name: "mcpbox-code-runner", version: VERSION }, { capabilities: { tools: {} } });
+  const pool = new RunnerPool(deps.docker, server, deps);
+  const running = new Set<Promise<unknown>>();
+  let closing: Promise<void> | undefined;
+  const shutdown = () => (closing ??= (async () => {
+    await pool.close();
+    await Promise.allSettled([...running]);
+  })());
+
+  mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: [
+      {
+        name: TOOL_NAME,
+        title: "Run code",
+        description:
+          `Runs a ${server.languages.join(", ")} program in a fresh, isolated container and returns its stdout, ` +
+          `stderr and exit code. Limits: ${server.timeouts.runMs} ms wall clock, ${server.limits.memory} memory, ` +
+          `network ${typeof server.network === "string" ? server.network : server.network.network}, ` +
+          `output cut at ${server.maxOutputBytes} bytes per stream. Nothing persists between runs.`,
+        inputSchema: inputSchema(server.languages),
+        outputSchema: OUTPUT_SCHEMA,
+      },
+    ],
+  }));
+
+  mcp.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (request.params.name !== TOOL_NAME) return errorResult(`unknown tool ${request.params.name}`);
+    const req = parseRequest(request.params.arguments, server.languages);
+    if ("error" in req) return errorResult(`run_code: ${req.error}`);
+    const run = runOnce(pool, server, req, extra.signal);
+    running.add(run);
+    try {
+      const outcome = await run;
+      audit(deps, req, outcome);
+      return "error" in outcome ? errorResult(`run_code failed: ${outcome.error}`) : toolResult(outcome, limitsOf(server));
+    } finally {
+      running.delete(run);
+    }
+  });
+
+  const close = mcp.close.bind(mcp);
+  mcp.close = async () => {
+    await close();
+    await shutdown();
+  };
+  mcp.onclose = () => void shutdown();
+  return mcp;
+}
+
+async function runOnce(pool: RunnerPool, server: ResolvedServer, req: RunRequest, signal: AbortSignal): Promise<RunResult | { error: string }> {
+  let shot;
+  try {
+    shot = await pool.take(req.language);
+  } catch (e) {
+    return { error: messageOf(e) };
+  }
+  try {
+    return await runIn(shot, req, { timeoutMs: server.timeouts.runMs, maxOutputBytes: server.maxOutputBytes, signal });
+  } catch (e) {
+    return { error: messageOf(e) };
+  } finally {
+    pool.release(shot).catch(() => {}); // removal need not delay the answer; close() waits for it
+  }
+}
+
+function limitsOf(server: ResolvedServer) {
+  return { timeoutMs: server.timeouts.runMs, memory: server.limits.memory, maxOutputBytes: server.maxOutputBytes };
+}
+
+function audit(deps: CodeRunnerDeps, req: RunRequest, r: RunResult | { error: string }): void {
+  if (!deps.audit) return;
+  const base = { tool: TOOL_NAME, language: req.language, code: req.code, files: Object.keys(req.files ?? {}) };
+  if ("error" in r) {
+    deps.audit({ ...base, outcome: "error", error: r.error });
+    return;
+  }
+  const outcome = r.cancelled ? "cancelled" : r.timedOut ? "timeout" : "ok";
+  const { exitCode, durationMs, timedOut, oomKilled } = r;
+  deps.audit({ ...base, outcome, exitCode, durationMs, timedOut, oomKilled });
+}
+
+export type { CallToolResult };
