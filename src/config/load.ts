@@ -84,7 +84,7 @@ export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedF
   try {
     exported = await importConfigModule(file);
   } catch (e) {
-    throw new McpboxError("config", `${shown}: cannot be loaded: ${firstLine(messageOf(e))}`, {
+    throw new McpboxError("config", `${shown}: cannot be loaded: ${loadErrorMessage(e, file)}`, {
       hint: "fix the error above; the file must `export default defineConfig({ ... })`",
       cause: e,
     });
@@ -155,5 +155,14 @@ export function displayPath(file: string, cwd: string = process.cwd()): string {
 }
 
 const firstLine = (s: string) => s.split("\n").filter((l) => l.trim() !== "")[0] ?? s;
+
+/** The first line of a load error, led by the line (and column) of a syntax error in the config file. */
+function loadErrorMessage(e: unknown, file: string): string {
+  const text = messageOf(e);
+  const first = firstLine(text).replace(/^ParseError:\s*/, "").trim();
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const at = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(`${text}\n${e instanceof SyntaxError ? (e.stack ?? "") : ""}`);
+  return at ? `line ${at[1]}${at[2] ? `:${at[2]}` : ""}: ${first}` : first;
+}
 
 export const fileUrl = (file: string) => pathToFileURL(file).href;
