@@ -2,7 +2,7 @@
  * JSON and JSONC files, edited in place with jsonc-parser's modify/applyEdits: comments, key order, other servers
  * and unknown keys stay byte for byte; only the mcpbox entries change.
  */
-import { applyEdits, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
+import { applyEdits, format, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
 import type { ClientDescriptor } from "../types.ts";
 import {
   freshDocument,
@@ -34,9 +34,21 @@ function mergeJson(client: ClientDescriptor, text: string, entries: readonly Ren
   for (const { name, value } of entries) {
     const existing = isPlainObject(container) ? container[name] : undefined;
     if (sameValue(existing, value)) continue;
-    out = applyEdits(out, modify(out, [...client.servers.path, name], value, { formattingOptions }));
+    out = insert(out, [...client.servers.path, name], value, formattingOptions);
   }
   return out;
+}
+
+/**
+ * modify() with its own formatting reformats whole lines around the edit (a neighbour written on one line would be
+ * re-laid out); formatting only the inserted text leaves every other byte alone.
+ */
+function insert(text: string, at: string[], value: unknown, options: FormattingOptions): string {
+  const [edit] = modify(text, at, value, {});
+  if (!edit) return text;
+  const inserted = applyEdits(text, [edit]);
+  const range = { offset: edit.offset, length: edit.content.length };
+  return applyEdits(inserted, format(inserted, range, { ...options, keepLines: false }));
 }
 
 export function parseJsonc(text: string, file: string): unknown {
