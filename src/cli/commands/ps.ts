@@ -5,6 +5,7 @@
 import type { Context } from "../context.ts";
 import { engineError } from "../../docker/engine.ts";
 import { listSessionContainers, type SessionContainer } from "../../docker/stats.ts";
+import { isAlive } from "../../monitor/paths.ts";
 import { findGateways } from "../../monitor/watch.ts";
 import { fit, uptime } from "../../tui/format.ts";
 import { out, paint, printJson } from "../output.ts";
@@ -19,7 +20,10 @@ export async function run(ctx: Context): Promise<number> {
   }
   const bySession = (session: string) => containers.filter((c) => c.session === session);
   const known = new Set(gateways.map((g) => g.info.session));
-  const orphans = containers.filter((c) => !known.has(c.session));
+  const unknown = containers.filter((c) => !known.has(c.session));
+  // alive but not published in this MCPBOX_HOME: another home, or a gateway without its monitor socket
+  const others = unknown.filter((c) => c.ownerPid !== undefined && isAlive(c.ownerPid));
+  const orphans = unknown.filter((c) => !others.includes(c));
 
   if (ctx.options.json) {
     printJson({
@@ -32,6 +36,7 @@ export async function run(ctx: Context): Promise<number> {
         socket: g.socket,
         containers: bySession(g.info.session).map(containerJson),
       })),
+      unpublished: others.map(containerJson),
       orphans: orphans.map(containerJson),
     });
     return 0;
@@ -42,6 +47,10 @@ export async function run(ctx: Context): Promise<number> {
     out(`${paint.bold(`gateway ${g.info.session}`)}  pid ${g.info.pid}  up ${uptime(g.info.startedAt, now)}  ${g.info.configFile}`);
     printContainers(bySession(g.info.session));
   }
+  if (others.length > 0) {
+    out(paint.dim(`containers of running gateways not published in this MCPBOX_HOME:`));
+    printContainers(others);
+  }
   if (orphans.length > 0) {
     out(paint.yellow(`containers whose gateway is not running (removed by the next mcpbox start):`));
     printContainers(orphans);
@@ -49,12 +58,14 @@ export async function run(ctx: Context): Promise<number> {
   return 0;
 }
 
-const containerJson = (c: SessionContainer) => ({ id: c.id, server: c.server, state: c.state, status: c.status, image: c.image, session: c.session });
+const containerJson = (c: SessionContainer) => ({
+  id: c.id, server: c.server, state: c.state, status: c.status, image: c.image, session: c.session, ownerPid: c.ownerPid,
+});
 
 function printContainers(list: SessionContainer[]): void {
   if (list.length === 0) return void out("  (no containers)");
-  out(`  ${fit("CONTAINER", 12)}  ${fit("SERVER", 16)}  ${fit("STATE", 10)}  IMAGE`);
-  for (const c of list.sort((a, b) => a.server.localeCompare(b.server))) {
-    out(`  ${fit(c.id, 12)}  ${fit(c.server, 16)}  ${fit(c.state, 10)}  ${c.image}`);
+  out(`  ${fit("CONTAINER", 12)}  ${fit("SESSION", 8)}  ${fit("SERVER", 16)}  ${fit("STATE", 10)}  IMAGE`);
+  for (const c of list.sort((a, b) => a.session.localeCompare(b.session) || a.server.localeCompare(b.server))) {
+    out(`  ${fit(c.id, 12)}  ${fit(c.session, 8)}  ${fit(c.server, 16)}  ${fit(c.state, 10)}  ${c.image}`);
   }
 }
