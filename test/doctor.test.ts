@@ -1,0 +1,139 @@
+/**
+ * `mcpbox doctor` against the real Docker engine: this is the test that proves the engine works in CI. Also an
+ * unreachable engine (exit 3, a clear message, no stack trace), --json, and config problems (exit 1).
+ */
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engine } from "../src/docker/engine.ts";
+import { DOCTOR_LABEL } from "../src/docker/probe.ts";
+
+const REPO = path.resolve(import.meta.dirname, "..");
+const DIST = path.join(REPO, "dist", "mcpbox");
+const STACK_LINE = /^\s+at /m;
+
+let tmp: string;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The built binary when it exists (npm test builds it first), otherwise the sources with this Node. */
+function doctor(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Result {
+  const [cmd, pre] = fs.existsSync(DIST) ? [DIST, []] : [process.execPath, [path.join(REPO, "src/cli/main.ts")]];
+  const env: NodeJS.ProcessEnv = { ...process.env, MCPBOX_HOME: path.join(tmp, "home"), NO_COLOR: "1", ...opts.env };
+  if (!opts.env?.DOCKER_HOST) delete env.DOCKER_HOST;
+  const r = spawnSync(cmd, [...pre, "doctor", ...args], { cwd: opts.cwd ?? tmp, env, encoding: "utf8", timeout: 120_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+interface DoctorJson {
+  ok: boolean;
+  checks: { name: string; status: "ok" | "warn" | "fail"; message: string; fix: string | null }[];
+}
+
+const check = (doc: DoctorJson, name: string) => doc.checks.find((c) => c.name === name);
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-doctor-e2e-"));
+});
+
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe("mcpbox doctor", () => {
+  it("passes against the real engine: every check but the missing config is ok, exit 0", () => {
+    const r = doctor([]);
+    expect(r.stderr).not.toMatch(STACK_LINE);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^✓ docker engine +reachable at unix:\/\/\/var\/run\/docker\.sock$/m);
+    expect(r.stdout).toMatch(/^✓ engine version +\S.* \d+\.\d+\S*, API 1\.\d+ /m);
+    expect(r.stdout).toMatch(/^✓ socket permissions +\/var\/run\/docker\.sock is readable and writable$/m);
+    expect(r.stdout).toMatch(/^✓ base image \(node\) +node:24-bookworm-slim \(\d+ MB\)$/m);
+    expect(r.stdout).toMatch(/^✓ base image \(python\) +python:3\.12-slim-bookworm \(\d+ MB\)$/m);
+    expect(r.stdout).toMatch(/^! config +no sandbox\.config\.ts found/m);
+    expect(r.stdout).toMatch(/^ +fix: run `mcpbox init`/m);
+    expect(r.stdout).toMatch(/^✓ MCPBOX_HOME +.*is writable$/m);
+    expect(r.stdout).toMatch(/^✓ hardened containers +accepted read-only root, cap-drop ALL/m);
+    expect(fs.existsSync(path.join(tmp, "home"))).toBe(true);
+  });
+
+  it("--json prints one document with every check", () => {
+    const r = doctor(["--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as DoctorJson;
+    expect(doc.ok).toBe(true);
+    expect(doc.checks.map((c) => c.name)).toEqual([
+      "docker engine",
+      "engine version",
+      "socket permissions",
+      "base image (node)",
+      "base image (python)",
+      "config",
+      "MCPBOX_HOME",
+      "hardened containers",
+    ]);
+    expect(check(doc, "docker engine")).toMatchObject({ status: "ok", fix: null });
+    expect(check(doc, "config")).toMatchObject({ status: "warn", fix: expect.stringContaining("mcpbox init") });
+    expect(check(doc, "hardened containers")?.status).toBe("ok");
+  });
+
+  it("leaves no probe container behind", async () => {
+    const left = await engine().listContainers({ all: true, filters: JSON.stringify({ label: [`${DOCTOR_LABEL}=true`] }) });
+    expect(left.map((c) => c.Names)).toEqual([]);
+  });
+
+  it("exits 3 with a clear message and no stack trace when no engine is reachable", () => {
+    const r = doctor([], { env: { DOCKER_HOST: "unix:///nonexistent.sock" } });
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/^✗ docker engine +no Docker engine reachable at unix:\/\/\/nonexistent\.sock$/m);
+    expect(r.stdout).toMatch(/fix: start Docker/);
+    expect(r.stdout).toMatch(/^✗ socket permissions +no socket at \/nonexistent\.sock$/m);
+    expect(r.stderr).toContain("error: the Docker engine is unusable: no Docker engine reachable at unix:///nonexistent.sock");
+    expect(r.stdout + r.stderr).not.toMatch(STACK_LINE);
+    expect(r.stderr).not.toContain("internal error");
+  });
+
+  it("--json with no engine: ok false, the engine check failed with its fix, exit 3", () => {
+    const r = doctor(["--json"], { env: { DOCKER_HOST: "unix:///nonexistent.sock" } });
+    expect(r.code).toBe(3);
+    const doc = JSON.parse(r.stdout) as DoctorJson;
+    expect(doc.ok).toBe(false);
+    expect(check(doc, "docker engine")).toMatchObject({ status: "fail", fix: expect.stringContaining("DOCKER_HOST") });
+    expect(check(doc, "hardened containers")).toMatchObject({ status: "warn", message: "not checked: the engine is unusable" });
+  });
+
+  it("exits 1 when the config is invalid or a template server's base image is missing", () => {
+    const dir = path.join(tmp, "project");
+    fs.mkdirSync(dir, { recursive: true });
+    const write = (config: unknown) => fs.writeFileSync(path.join(dir, "sandbox.config.json"), JSON.stringify(config));
+
+    write({ servers: { files: { template: "node", package: "@modelcontextprotocol/server-filesystem@1.0.0", netwrk: "none" } } });
+    let r = doctor(["--json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    let doc = JSON.parse(r.stdout) as DoctorJson;
+    expect(check(doc, "config")).toMatchObject({ status: "fail", fix: expect.stringContaining("mcpbox validate") });
+    expect(check(doc, "config")?.message).toContain("servers.files");
+
+    write({
+      build: { baseImages: { node: "mcpbox-doctor-test/absent:1" } },
+      servers: { files: { template: "node", package: "@modelcontextprotocol/server-filesystem@1.0.0" } },
+    });
+    r = doctor(["--json"], { cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    doc = JSON.parse(r.stdout) as DoctorJson;
+    expect(check(doc, "config")?.status).toBe("ok");
+    expect(check(doc, "base image (node)")).toEqual({
+      name: "base image (node)",
+      status: "fail",
+      message: "mcpbox-doctor-test/absent:1 is not present locally, needed by files",
+      fix: "docker pull mcpbox-doctor-test/absent:1, or set build.baseImages.node to an image you have",
+    });
+    expect(check(doc, "hardened containers")?.status).toBe("ok");
+  });
+});
