@@ -150,6 +150,19 @@ describe("unpacking", () => {
     expect(entries[0]).toMatch(/^[0-9a-f]{16}$/);
   });
 
+  it("unpacks again when a chunk of an unpacked build was deleted", () => {
+    const mcpboxHome = path.join(tmp, "damaged-home");
+    expect(run(["--version"], tmp, { MCPBOX_HOME: mcpboxHome }).code).toBe(0);
+    const [hash] = fs.readdirSync(path.join(mcpboxHome, "cache", "bin"));
+    const chunks = path.join(mcpboxHome, "cache", "bin", hash!, "chunks");
+    for (const f of fs.readdirSync(chunks)) fs.rmSync(path.join(chunks, f));
+    const dir = project("damaged", GOOD_CONFIG, ["data", "cache"]);
+    const r = run(["validate"], dir, { MCPBOX_HOME: mcpboxHome });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(fs.readdirSync(chunks).length).toBeGreaterThan(0);
+  });
+
   it("falls back to the temp folder when MCPBOX_HOME cannot be written", () => {
     const blocker = path.join(tmp, "not-a-folder");
     fs.writeFileSync(blocker, "");

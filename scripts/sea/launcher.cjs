@@ -11,6 +11,7 @@ const sea = require("node:sea");
 const { pathToFileURL } = require("node:url");
 
 const manifest = JSON.parse(sea.getAsset("mcpbox/manifest.json", "utf8"));
+const DAY = 24 * 3600 * 1000;
 
 /** Candidate cache roots: $MCPBOX_HOME (default ~/.mcpbox), then a per-user folder in the temp dir. */
 function cacheRoots() {
@@ -19,14 +20,18 @@ function cacheRoots() {
   return [path.join(home, "cache", "bin"), path.join(os.tmpdir(), `mcpbox-${uid}`, "cache", "bin")];
 }
 
+const complete = (dir) => manifest.files.every((f) => fs.existsSync(path.join(dir, f)));
+
 /** The folder holding this build's chunks, extracting it first if needed. */
 function programDir() {
   let lastError;
   for (const root of cacheRoots()) {
     const dir = path.join(root, manifest.hash);
-    if (fs.existsSync(path.join(dir, manifest.entry))) return dir;
     try {
+      if (complete(dir)) return markUsed(dir);
+      if (fs.existsSync(dir)) discardDamaged(root, dir);
       extract(root, dir);
+      prune(root);
       return dir;
     } catch (e) {
       lastError = e;
@@ -48,21 +53,52 @@ function extract(root, dir) {
     fs.renameSync(tmp, dir);
   } catch (e) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    // another process won the race: its folder is complete
-    if (fs.existsSync(path.join(dir, manifest.entry))) return;
+    if (complete(dir)) return; // another process won the race: its folder is complete
     throw e;
   }
 }
 
+/** A chunk was deleted from an unpacked build: move it aside (atomic) and unpack again. */
+function discardDamaged(root, dir) {
+  if (complete(dir)) return; // another process finished unpacking just now
+  const aside = path.join(root, `.${manifest.hash}-damaged-${process.pid}`);
+  fs.renameSync(dir, aside);
+  fs.rmSync(aside, { recursive: true, force: true });
+}
+
+/** Keeps the folder's mtime within a day of its last use, so prune() leaves builds in use alone. */
+function markUsed(dir) {
+  try {
+    if (Date.now() - fs.statSync(dir).mtimeMs > DAY) fs.utimesSync(dir, new Date(), new Date());
+  } catch {
+    // only bookkeeping
+  }
+  return dir;
+}
+
+/** Removes other builds unused for 30 days and temp folders of interrupted unpacks (after an hour). */
+function prune(root) {
+  try {
+    for (const name of fs.readdirSync(root)) {
+      if (name === manifest.hash) continue;
+      const p = path.join(root, name);
+      const age = Date.now() - fs.statSync(p).mtimeMs;
+      if (age > (name.startsWith(".") ? DAY / 24 : 30 * DAY)) fs.rmSync(p, { recursive: true, force: true });
+    }
+  } catch {
+    // only housekeeping
+  }
+}
+
 /**
- * V8's compile cache next to the chunks: it skips parsing the bundle and, because Node caches type-stripped
+ * V8's compile cache beside the chunks: it skips parsing the bundle and, because Node caches type-stripped
  * TypeScript too, loading the TypeScript stripper for an unchanged sandbox.config.ts (about 3x faster startup).
  */
-function enableCompileCache(programDir) {
+function enableCompileCache(dir) {
   const mod = require("node:module");
   if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
-    mod.enableCompileCache(path.join(path.dirname(path.dirname(programDir)), "compile"));
+    mod.enableCompileCache(path.join(path.dirname(path.dirname(dir)), "compile"));
   } catch {
     // a cache is an optimisation only
   }
