@@ -1,0 +1,148 @@
+/** The pieces of `init --from`: launch parsing, docker run flags to policy, env to secrets, redaction, literals. */
+import { describe, expect, it } from "vitest";
+import { convertEntry, npxLaunch, uvxLaunch } from "./convert.ts";
+import { convertDockerRun, parseRunArgs } from "./docker-run.ts";
+import { redactedCommand, splitEnv } from "./secrets.ts";
+import { literal } from "./emit.ts";
+import { uniqueName } from "./index.ts";
+import type { ImportEnv } from "./types.ts";
+
+const existing = new Set(["/home/me/projects", "/home/me/projects/notes", "/home/me/data/app.db", "/srv/data", "/var/run/docker.sock", "/home/me"]);
+const env: ImportEnv = { home: "/home/me", exists: (p) => existing.has(p), realpath: (p) => p };
+
+describe("npx and uvx", () => {
+  it("reads the package and its arguments", () => {
+    expect(npxLaunch(["-y", "@modelcontextprotocol/server-memory@2026.8.31", "--flag"])).toEqual({
+      template: "node",
+      package: "@modelcontextprotocol/server-memory@2026.8.31",
+      args: ["--flag"],
+      notes: [],
+    });
+    expect(npxLaunch(["--yes", "--package=@scope/pkg", "pkg-bin", "a"])).toMatchObject({ package: "@scope/pkg", args: ["a"] });
+    expect(npxLaunch(["--weird"])).toBe("npx option --weird is not understood");
+  });
+
+  it("turns uvx specs into pip specs, and --from into the package", () => {
+    expect(uvxLaunch(["mcp-server-fetch@2025.4.7", "--ignore-robots-txt"])).toMatchObject({
+      template: "python",
+      package: "mcp-server-fetch==2025.4.7",
+      args: ["--ignore-robots-txt"],
+    });
+    expect(uvxLaunch(["--from", "mcp-server-git==1.2", "mcp-server-git", "--repository", "/r"])).toMatchObject({
+      package: "mcp-server-git==1.2",
+      args: ["--repository", "/r"],
+      notes: [],
+    });
+    expect(uvxLaunch(["--from", "git+https://github.com/x/y", "y"])).toMatch(/from a URL/);
+    expect(uvxLaunch(["--python", "3.12", "pkg@latest"])).toMatchObject({ package: "pkg" });
+  });
+});
+
+describe("host paths become mounts", () => {
+  it("mounts each existing path at /data/<basename> and rewrites the arguments", () => {
+    const c = convertEntry("fs", { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/projects", "~/projects/notes"], env: {} }, env);
+    expect(c).toMatchObject({
+      kind: "converted",
+      server: {
+        template: "node",
+        args: ["/data/projects", "/data/notes"],
+        mounts: [
+          { source: "/home/me/projects", target: "/data/projects" },
+          { source: "/home/me/projects/notes", target: "/data/notes" },
+        ],
+      },
+    });
+  });
+
+  it("rewrites --flag=/path and env values too; a missing or sensitive path keeps the server out", () => {
+    const c = convertEntry("db", { command: "uvx", args: ["mcp-server-sqlite", "--db-path=/home/me/data/app.db"], env: { DB: "/home/me/data/app.db" } }, env);
+    expect(c).toMatchObject({ server: { args: ["--db-path=/data/app.db"], env: { DB: "/data/app.db" } } });
+    expect(convertEntry("x", { command: "npx", args: ["pkg", "/nope"], env: {} }, env)).toMatchObject({
+      kind: "skipped",
+      reason: "/nope does not exist on this machine",
+    });
+    expect(convertEntry("x", { command: "npx", args: ["pkg", "/home/me"], env: {} }, env)).toMatchObject({
+      kind: "skipped",
+      reason: expect.stringMatching(/your home folder/),
+    });
+  });
+});
+
+describe("docker run", () => {
+  it("splits flags, the image and its arguments", () => {
+    expect(parseRunArgs(["-it", "--rm", "-e", "A", "--memory=1g", "img:1", "serve", "-x"])).toEqual({
+      flags: [
+        { name: "-i", value: undefined },
+        { name: "-t", value: undefined },
+        { name: "--rm", value: undefined },
+        { name: "-e", value: "A" },
+        { name: "--memory", value: "1g" },
+      ],
+      image: "img:1",
+      rest: ["serve", "-x"],
+    });
+    expect(parseRunArgs(["--frobnicate", "img"]).unknown).toBe("--frobnicate");
+  });
+
+  it("turns flags into policy and never copies -e values", () => {
+    const r = convertDockerRun(
+      ["-i", "--rm", "-e", "TOKEN", "-e", "API_KEY=sk-abcdefghijklmnopqrstuvwxyz", "-v", "/srv/data:/data:ro", "--mount", "type=bind,source=/home/me/projects,target=/work",
+        "--network", "mcp-net", "--memory", "256m", "--cpus", "0.5", "--pids-limit", "64", "--user", "1001", "--cap-add", "NET_ADMIN", "ghcr.io/x/y:1", "stdio"],
+      env,
+    );
+    expect(r.server).toEqual({
+      image: "ghcr.io/x/y:1",
+      args: ["stdio"],
+      mounts: [
+        { source: "/srv/data", target: "/data" },
+        { source: "/home/me/projects", target: "/work", readOnly: false },
+      ],
+      network: { network: "mcp-net" },
+      limits: { memory: "256m", cpus: 0.5, pids: 64 },
+      user: "1001",
+      secrets: { TOKEN: { env: "TOKEN" }, API_KEY: { env: "API_KEY" } },
+    });
+    expect(JSON.stringify(r)).not.toContain("sk-abcdef");
+    expect(r.notes.join("\n")).toMatch(/--cap-add NET_ADMIN dropped/);
+  });
+
+  it("refuses the Docker socket, a root user and host networking in its own ways", () => {
+    expect(convertDockerRun(["-v", "/var/run/docker.sock:/var/run/docker.sock", "img"], env).problem).toMatch(/container engine socket/);
+    const r = convertDockerRun(["--user", "root", "--network", "host", "img"], env);
+    expect(r.server).toEqual({ image: "img", network: "bridge" });
+    expect(r.notes.join("\n")).toMatch(/--user root dropped/);
+  });
+});
+
+describe("env and redaction", () => {
+  it("keeps plain values, makes references and credentials secrets by name", () => {
+    expect(splitEnv({ LOG: "debug", TOKEN: "${env:GH}", KEY: "$OTHER", DB_PASSWORD: "x", V: "{env:OC}", IN: "${input:tok}" })).toMatchObject({
+      env: { LOG: "debug" },
+      secrets: { TOKEN: { env: "GH" }, KEY: { env: "OTHER" }, DB_PASSWORD: { env: "DB_PASSWORD" }, V: { env: "OC" }, IN: { env: "IN" } },
+    });
+  });
+
+  it("hides secret values in shown command lines", () => {
+    expect(redactedCommand("node", ["s.js", "--token", "abc", "--api-key=xyz", "ghp_0123456789abcdefghij0123456789"])).toBe(
+      "node s.js --token <redacted> --api-key=<redacted> <redacted>",
+    );
+    expect(redactedCommand("docker", ["run", "-e", "A=b", "img"])).toBe("docker run -e A=<redacted> img");
+  });
+});
+
+describe("output", () => {
+  it("prints TypeScript literals with bare keys where possible", () => {
+    expect(literal({ a: 1, "b-c": ["x"], d: { e: true } }, 0)).toBe('{ a: 1, "b-c": ["x"], d: { e: true } }');
+  });
+
+  it("makes valid, unique server names", () => {
+    const taken = new Set<string>();
+    expect(["GitHub", "github", "My Server!", "---", "x".repeat(60)].map((n) => uniqueName(n, taken))).toEqual([
+      "github",
+      "github-2",
+      "my-server",
+      "server",
+      "x".repeat(44),
+    ]);
+  });
+});
