@@ -35,7 +35,7 @@ const assets = { "mcpbox/manifest.json": path.join(work, "manifest.json") };
 for (const f of files) assets[`mcpbox/app/${f}`] = path.join(appDir, f);
 for (const key of assetFiles(root)) assets[key] = path.join(root, key);
 
-const hash = hashOf([path.join(root, "scripts/sea/launcher.cjs"), ...Object.values(assets).slice(1)], [version, nodeBin]);
+const hash = hashOf([path.join(root, "scripts/sea/launcher.cjs"), ...Object.values(assets).slice(1)], [version, nodeBin, fs.statSync(nodeBin).size, fs.statSync(nodeBin).mtimeMs]);
 const manifest = { hash, version, entry, files };
 const stamp = path.join(root, "dist", ".mcpbox.hash");
 if (fs.existsSync(out) && readOr(stamp) === hash) {

@@ -108,6 +108,15 @@ describe("the binary alone", () => {
     expect(r.stdout).toMatch(/is valid: 3 servers/);
   });
 
+  it("scaffolds a project from its embedded templates (init), which then validates", () => {
+    const dir = project("init", {});
+    const init = run(["init"], dir);
+    expect(init.code, init.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(dir, "sandbox.config.ts"), "utf8")).toContain('from "mcpbox"');
+    const r = run(["validate"], dir);
+    expect(r.code, r.stderr).toBe(0);
+  });
+
   it("prints one JSON document with validate --json", () => {
     const good = run(["validate", "--json"], path.join(tmp, "good"));
     expect(good.code).toBe(0);
