@@ -1,14 +1,18 @@
 /** The lower half: recent calls and guard decisions (newest first), and the selected server's stderr (newest last). */
 import { Box, Text } from "ink";
 import type { MonitorState, ServerRow } from "../monitor/store.ts";
-import { rowKey } from "../monitor/store.ts";
+import { rowKey, visibleRows } from "../monitor/store.ts";
 import { bytes, clock, duration, fit, printable } from "./format.ts";
 import type { Theme } from "./theme.ts";
 
 type Activity = MonitorState["calls"][number] | MonitorState["guards"][number];
 
 export function CallsPane({ state, height, width, theme }: { state: MonitorState; height: number; width: number; theme: Theme }) {
-  const items: Activity[] = [...state.calls, ...state.guards].sort((a, b) => b.at - a.at).slice(0, height);
+  const shown = new Set(visibleRows(state).map(rowKey));
+  const items: Activity[] = [...state.calls, ...state.guards]
+    .filter((a) => shown.has(rowKey(a)))
+    .sort((a, b) => b.at - a.at)
+    .slice(0, height);
   return (
     <Box flexDirection="column" height={height + 1}>
       <Title text="recent calls" width={width} />

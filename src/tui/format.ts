@@ -25,10 +25,10 @@ export function bytes(n: number | undefined): string {
 /** 0.4ms, 12ms, 340ms, 1.2s, 45s, 3m. */
 export function duration(ms: number | undefined): string {
   if (ms === undefined || !Number.isFinite(ms)) return "-";
-  if (ms < 10) return `${ms.toFixed(1)}ms`;
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  if (ms < 10_000) return `${(ms / 1000).toFixed(1)}s`;
-  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  if (ms < 9.95) return `${ms.toFixed(1)}ms`;
+  if (ms < 999.5) return `${Math.round(ms)}ms`;
+  if (ms < 9950) return `${(ms / 1000).toFixed(1)}s`;
+  if (ms < 59_500) return `${Math.round(ms / 1000)}s`;
   return `${Math.round(ms / 60_000)}m`;
 }
 

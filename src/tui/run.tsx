@@ -10,7 +10,7 @@ export async function runDashboard(watch: Watch): Promise<number> {
   process.stdout.write(ALT_SCREEN_ON);
   try {
     const app = render(<Dashboard store={watch.store} restart={watch.restart} />, {
-      incrementalRendering: true, // only changed lines are rewritten: no flicker on the uptime tick
+      // not incrementalRendering: in tmux it left stale lines; Ink wraps each frame in synchronized output anyway
       maxFps: 10,
       exitOnCtrlC: true,
     });
