@@ -20,6 +20,8 @@ export interface LaunchedServer {
 }
 
 export interface Launcher {
+  /** work before the startup timeout applies (building a missing image); repeated calls are cheap */
+  prepare?(server: ResolvedServer): Promise<void>;
   launch(server: ResolvedServer): Promise<LaunchedServer>;
   /** removes whatever this launcher left behind (containers of the session) */
   close(): Promise<void>;

@@ -102,6 +102,7 @@ export class Upstream {
     const { startupMs } = this.server.timeouts;
     let launched: LaunchedServer | undefined;
     try {
+      await this.#launcher.prepare?.(this.server);
       launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000));
       this.#launched = launched;
       this.containerId = launched.id;
