@@ -8,11 +8,12 @@
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-CACHE_DIR="${MCPBOX_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mcpbox-ci}"
+CACHE_DIR="${MCPBOX_CI_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/mcpbox-ci}"
 MIRROR="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-DEBIAN_IMAGE="mcpbox-ci/debian:bookworm"
-NODE_IMAGE="node:24-bookworm-slim"
-PYTHON_IMAGE="python:3.12-slim-bookworm"
+# names overridable so the script can be exercised without touching the shared images
+DEBIAN_IMAGE="${DEBIAN_IMAGE:-mcpbox-ci/debian:bookworm}"
+NODE_IMAGE="${NODE_IMAGE:-node:24-bookworm-slim}"
+PYTHON_IMAGE="${PYTHON_IMAGE:-python:3.12-slim-bookworm}"
 LABEL="mcpbox.ci-base=true"
 FORCE="${FORCE:-0}"
 export DOCKER_BUILDKIT=0 # the classic builder: no buildx here, and it uses local base images without pulling
