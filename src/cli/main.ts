@@ -105,6 +105,13 @@ export function buildProgram(onRun: (exitCode: number) => void): Command {
     .description("print the JSON Schema of the config")
     .action(lazy(() => import("./commands/schema.ts")));
 
+  // the detached watcher a gateway starts so that its containers never outlive it (src/docker/cleanup.ts)
+  program
+    .command("__reap", { hidden: true })
+    .requiredOption("--session <id>")
+    .requiredOption("--pid <pid>")
+    .action(lazy(() => import("./commands/__reap.ts")));
+
   return program;
 }
 

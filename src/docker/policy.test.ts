@@ -42,8 +42,8 @@ describe("containerOptions", () => {
       Tmpfs: { "/tmp": `rw,noexec,nosuid,nodev,size=${64 * MiB}` },
       Binds: [],
       Ulimits: [
-        { Name: "nofile", Soft: 65536, Hard: 65536 },
-        { Name: "nproc", Soft: 65536, Hard: 65536 },
+        { Name: "nofile", Soft: 8192, Hard: 8192 },
+        { Name: "nproc", Soft: 8192, Hard: 8192 },
       ],
     });
     expect(o.HostConfig).not.toHaveProperty("AutoRemove");
@@ -111,7 +111,7 @@ describe("dockerRunArgs", () => {
       "--memory", "512m", "--memory-swap", "512m",
       "--cpus", "1", "--pids-limit", "256",
       "--tmpfs", `/tmp:rw,noexec,nosuid,nodev,size=${64 * MiB}`,
-      "--ulimit", "nofile=65536:65536", "--ulimit", "nproc=65536:65536",
+      "--ulimit", "nofile=8192:8192", "--ulimit", "nproc=8192:8192",
       "--label", "mcpbox.managed=true", "--label", "mcpbox.server=files", "--label", "mcpbox.config-hash=abc123",
       "img:1",
     ]);

@@ -13,10 +13,14 @@ export interface RunContext {
   image: string;
 }
 
-/** Explicit rlimits: Podman otherwise sets values above what some machines allow (ENVIRONMENT). */
+/**
+ * Explicit rlimits: Podman otherwise sets values above what some machines allow (ENVIRONMENT). With every capability
+ * dropped a container can only lower the engine's own hard limits (a nofile of 65536 failed here under a hard 20000),
+ * so these stay modest. nproc counts every process of the uid on the host, hence not lower.
+ */
 export const ULIMITS = [
-  { Name: "nofile", Soft: 65536, Hard: 65536 },
-  { Name: "nproc", Soft: 65536, Hard: 65536 },
+  { Name: "nofile", Soft: 8192, Hard: 8192 },
+  { Name: "nproc", Soft: 8192, Hard: 8192 },
 ] as const;
 
 export const SECURITY_OPT = "no-new-privileges:true";

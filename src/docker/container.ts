@@ -1,0 +1,159 @@
+/**
+ * One MCP server in one container, reached over the container's stdio. The order of the engine calls is the measured
+ * one: create (OpenStdin, StdinOnce, no TTY) → attach with hijack → register wait → start. A container that stops for
+ * any reason is inspected (exit code, OOM flag) and removed: no AutoRemove, which loses the OOM flag.
+ */
+import type Docker from "dockerode";
+import type { ContainerCreateOptions } from "dockerode";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { McpboxError, messageOf } from "../errors.ts";
+import { attachStdio, registerWait } from "./_attach.ts";
+import { ignoreStatus, statusOf } from "./_http.ts";
+import { LABEL } from "./labels.ts";
+import { LineSplitter } from "./line-splitter.ts";
+import { ContainerStdioTransport } from "./stdio-transport.ts";
+
+export interface ExitStatus {
+  exitCode: number;
+  oomKilled: boolean;
+}
+
+export interface ServerContainer {
+  /** the full container id */
+  readonly id: string;
+  readonly name: string | undefined;
+  /** MCP over the container's stdio */
+  readonly transport: Transport;
+  onStderr(listener: (line: string) => void): () => void;
+  /** the last stderr lines (at most 50), for error messages about a server that failed */
+  recentStderr(): string[];
+  /** resolves when the container stops for any reason (it is removed by then) */
+  readonly exited: Promise<ExitStatus>;
+  /** stop (SIGTERM, then kill after the timeout) and remove; idempotent */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export interface StartOptions {
+  /** default 16 MiB */
+  maxMessageBytes?: number;
+  onNonJsonLine?: (line: string) => void;
+}
+
+const MAX_STDERR_LINE = 8 * 1024;
+const RECENT_STDERR = 50;
+const DEFAULT_STOP_MS = 3000;
+
+export async function startServerContainer(
+  docker: Docker,
+  options: ContainerCreateOptions,
+  start: StartOptions = {},
+): Promise<ServerContainer> {
+  const id = await createContainer(docker, options);
+  const container = docker.getContainer(id);
+  try {
+    const stdio = await attachStdio(docker, id);
+    const wait = await registerWait(docker, id);
+    await container.start();
+    const exited = wait.result
+      .then((r) => r.StatusCode, () => pollExit(docker, id))
+      .then((code) => finish(docker, id, code));
+    const transport = new ContainerStdioTransport(stdio.stdin, stdio.stdout, start);
+    const stderr = stderrFeed(stdio.stderr);
+    let stopping: Promise<void> | undefined;
+    return {
+      id,
+      name: options.name,
+      transport,
+      onStderr: stderr.subscribe,
+      recentStderr: stderr.recent,
+      exited,
+      stop: (timeoutMs = DEFAULT_STOP_MS) => (stopping ??= stopContainer(docker, id, exited, timeoutMs)),
+    };
+  } catch (e) {
+    await ignoreStatus(container.remove({ force: true, v: true }), 404, 409).catch(() => {});
+    throw new McpboxError("failed", `could not start the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
+  }
+}
+
+/** Creates the container; a leftover of the same name from this session (a restart racing a removal) is replaced. */
+async function createContainer(docker: Docker, options: ContainerCreateOptions): Promise<string> {
+  try {
+    return (await docker.createContainer(options)).id;
+  } catch (e) {
+    if (statusOf(e) === 404) {
+      throw new McpboxError("failed", `image ${options.Image} not found for ${serverOf(options)}`, {
+        hint: "build it with `mcpbox build`, or pull it with `docker pull`",
+        cause: e,
+      });
+    }
+    if (statusOf(e) !== 409 || !options.name || !(await removeSameSession(docker, options))) {
+      throw new McpboxError("failed", `could not create the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
+    }
+    return (await docker.createContainer(options)).id;
+  }
+}
+
+async function removeSameSession(docker: Docker, options: ContainerCreateOptions): Promise<boolean> {
+  const old = await docker.getContainer(options.name!).inspect().catch(() => undefined);
+  const session = options.Labels?.[LABEL.session];
+  if (!old || session === undefined || old.Config.Labels?.[LABEL.session] !== session) return false;
+  await ignoreStatus(docker.getContainer(old.Id).remove({ force: true, v: true }), 404, 409);
+  return true;
+}
+
+/** When the wait connection broke (the container may still run): ask the engine every second. */
+async function pollExit(docker: Docker, id: string): Promise<number> {
+  for (;;) {
+    const state = await docker.getContainer(id).inspect().then((i) => i.State, () => undefined);
+    if (!state?.Running) return state?.ExitCode ?? -1;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/** After an exit: read the OOM flag (gone once removed), then remove the container. */
+async function finish(docker: Docker, id: string, statusCode: number): Promise<ExitStatus> {
+  const c = docker.getContainer(id);
+  const state = await c.inspect().then((i) => i.State, () => undefined);
+  await ignoreStatus(c.remove({ force: true, v: true }), 404, 409).catch(() => {});
+  return { exitCode: statusCode >= 0 ? statusCode : (state?.ExitCode ?? -1), oomKilled: state?.OOMKilled ?? false };
+}
+
+/** SIGTERM (the init process forwards it), SIGKILL after the timeout, then make sure it is removed. */
+async function stopContainer(docker: Docker, id: string, exited: Promise<ExitStatus>, timeoutMs: number): Promise<void> {
+  const c = docker.getContainer(id);
+  const t = Math.max(0, Math.ceil(timeoutMs / 1000));
+  await ignoreStatus(c.stop({ t }), 304, 404, 409).catch(() => {});
+  let timer: NodeJS.Timeout | undefined;
+  const grace = new Promise<void>((r) => (timer = setTimeout(r, 5000).unref()));
+  await Promise.race([exited, grace]);
+  clearTimeout(timer);
+  await ignoreStatus(c.remove({ force: true, v: true }), 404, 409).catch(() => {});
+}
+
+function stderrFeed(stream: NodeJS.ReadableStream) {
+  const listeners = new Set<(line: string) => void>();
+  const recent: string[] = [];
+  const emit = (line: string) => {
+    recent.push(line);
+    if (recent.length > RECENT_STDERR) recent.shift();
+    for (const l of listeners) l(line);
+  };
+  const splitter = new LineSplitter(MAX_STDERR_LINE, {
+    line: (b) => emit(b.toString("utf8")),
+    oversize: (o) => emit(`${o.head.toString("utf8")}… [line of ${o.bytes} bytes cut]`),
+  }, 1024);
+  stream.on("data", (chunk: Buffer) => splitter.push(chunk));
+  stream.on("end", () => splitter.end());
+  return {
+    subscribe(listener: (line: string) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    recent: () => [...recent],
+  };
+}
+
+function serverOf(options: ContainerCreateOptions): string {
+  const server = options.Labels?.[LABEL.server];
+  return server ? `server ${server}` : `image ${options.Image}`;
+}

@@ -1,0 +1,36 @@
+/**
+ * The body of the detached reaper process: wait until the gateway that owns a session is gone, then remove the
+ * session's containers, and exit once none has shown up for a while.
+ */
+import type Docker from "dockerode";
+import { ignoreStatus } from "./_http.ts";
+import { isAlive, sessionContainers } from "./cleanup.ts";
+
+export interface ReaperOptions {
+  pollMs?: number;
+  /** after the owner is gone: exit when the session has had no containers for this long */
+  idleMs?: number;
+}
+
+export async function reapSession(docker: Docker, session: string, ownerPid: number, o: ReaperOptions = {}): Promise<number> {
+  const pollMs = o.pollMs ?? 500;
+  const idleMs = o.idleMs ?? 5000;
+  // our parent is the owner when the gateway spawned us: a new parent means it died, even if its pid was reused
+  const watchParent = process.ppid === ownerPid;
+  const ownerGone = () => (watchParent && process.ppid !== ownerPid) || !isAlive(ownerPid);
+  while (!ownerGone()) await sleep(pollMs);
+  let removed = 0;
+  let idleSince = Date.now();
+  while (Date.now() - idleSince < idleMs) {
+    const ids = await sessionContainers(docker, session).catch(() => []);
+    if (ids.length > 0) {
+      await Promise.all(ids.map((id) => ignoreStatus(docker.getContainer(id).remove({ force: true, v: true }), 404, 409).catch(() => {})));
+      removed += ids.length;
+      idleSince = Date.now();
+    }
+    await sleep(pollMs);
+  }
+  return removed;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
