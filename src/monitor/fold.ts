@@ -70,7 +70,9 @@ export class GatewayFold {
       case "server": {
         const row = this.#server(m.server);
         if (row.containerId !== m.containerId) Object.assign(row, { cpuPercent: undefined, memoryBytes: undefined, pids: undefined });
-        Object.assign(row, { state: m.state, containerId: m.containerId, restarts: m.restarts, startedAt: m.startedAt, limits: m.limits, error: m.error });
+        // the last failure stays visible while the server retries
+        const error = m.error ?? (m.state === "running" || m.state === "idle" ? undefined : row.error);
+        Object.assign(row, { state: m.state, containerId: m.containerId, restarts: m.restarts, startedAt: m.startedAt, limits: m.limits, error });
         return true;
       }
       case "stats":

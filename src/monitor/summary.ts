@@ -1,6 +1,6 @@
 /** The monitor's one-shot plain text, for a stdout that is not a terminal: the same columns as the dashboard. */
 import { headerCells, rowCells } from "../tui/columns.ts";
-import { uptime } from "../tui/format.ts";
+import { printable, uptime } from "../tui/format.ts";
 import type { MonitorState } from "./store.ts";
 
 export function plainSummary(state: MonitorState, now = Date.now()): string {
@@ -10,6 +10,7 @@ export function plainSummary(state: MonitorState, now = Date.now()): string {
     lines.push(`gateway ${g.session} · pid ${g.info?.pid ?? "?"} · ${status} · ${g.info?.configFile ?? ""}`);
     lines.push(headerCells().join(" ").trimEnd());
     for (const row of g.servers) lines.push(rowCells(row, now).join(" ").trimEnd());
+    for (const row of g.servers) if (row.error) lines.push(`${row.server}: ${printable(row.error)}`);
     if (g.servers.length === 0) lines.push("(no servers yet)");
     lines.push("");
   }

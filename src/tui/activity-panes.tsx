@@ -44,11 +44,18 @@ function ActivityLine({ item, width, theme }: { item: Activity; width: number; t
   );
 }
 
-export function StderrPane({ state, row, height, width }: { state: MonitorState; row: ServerRow | undefined; height: number; width: number }) {
-  const lines = row ? (state.stderr[rowKey(row)] ?? []).slice(-height) : [];
+export function StderrPane(props: { state: MonitorState; row: ServerRow | undefined; height: number; width: number; theme: Theme }) {
+  const { state, row, height, width, theme } = props;
+  const error = row?.error ? 1 : 0;
+  const lines = row ? (state.stderr[rowKey(row)] ?? []).slice(-(height - error)) : [];
   return (
     <Box flexDirection="column" height={height + 1}>
       <Title text={row ? `${serverSummary(row)} · stderr` : "stderr"} width={width} />
+      {row?.error ? (
+        <Text color={theme.colour("red")} wrap="truncate-end">
+          {fit(`error: ${printable(row.error)}`, width - 1)}
+        </Text>
+      ) : null}
       {lines.map((line, i) => (
         <Text key={i} wrap="truncate-end" dimColor>
           {fit(printable(line), width - 1)}
@@ -67,7 +74,6 @@ export function serverSummary(row: ServerRow): string {
     `cpus ${row.limits.cpus || "-"}`,
     `pids ${row.pids ?? "-"}/${row.limits.pids || "-"}`,
   ];
-  if (row.error) parts.push(printable(row.error));
   return parts.join(" · ");
 }
 

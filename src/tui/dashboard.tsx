@@ -73,7 +73,7 @@ export function Dashboard({ store, restart, now = Date.now, tickMs = 1000 }: Das
       </Box>
       <ServerTable state={state} height={sizes.table} width={width} now={time} theme={theme} />
       <CallsPane state={state} height={sizes.calls} width={width} theme={theme} />
-      <StderrPane state={state} row={selected} height={sizes.stderr} width={width} />
+      <StderrPane state={state} row={selected} height={sizes.stderr} width={width} theme={theme} />
       <Footer state={state} ctx={ctx} />
     </Box>
   );
