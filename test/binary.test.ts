@@ -39,6 +39,7 @@ function run(args: string[], cwd = tmp, extra: Record<string, string> = {}): Res
 /** A folder under tmp holding these files (paths relative to it). */
 function project(name: string, files: Record<string, string>, dirs: string[] = []): string {
   const dir = path.join(tmp, name);
+  fs.mkdirSync(dir, { recursive: true });
   for (const d of dirs) fs.mkdirSync(path.join(dir, d), { recursive: true });
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
