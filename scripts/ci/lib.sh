@@ -29,9 +29,11 @@ ensure_packages() {
     return 0
   fi
   note "installing: $missing"
-  apt-get update -q
+  local apt=(apt-get -q -o Acquire::Retries=3 -o DPkg::Lock::Timeout=300)
+  # a third-party list that cannot be fetched must not stop the install from Debian's mirror
+  "${apt[@]}" update || { note "apt-get update failed: retrying once"; sleep 5; "${apt[@]}" update || note "apt-get update failed again: installing anyway"; }
   # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing </dev/null
+  DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y --no-install-recommends $missing </dev/null
 }
 
 # True when the engine answers.

@@ -68,4 +68,17 @@ stop mute
 # 7. missing_packages lists only what dpkg does not have
 check "missing_packages" bash -c "$(declare -f); [[ \$(missing_packages bash no-such-package-xyz) == no-such-package-xyz ]]"
 
+# 8. ensure_packages: apt-get update only when something is missing; a failing update does not stop the install
+mkdir -p "$TMP/bin"
+printf '#!/usr/bin/env bash\n[[ "$*" == *"-W"*" present"* ]] && echo "install ok installed"\nexit 0\n' >"$TMP/bin/dpkg-query"
+printf '#!/usr/bin/env bash\necho "$*" >>"%s/apt.calls"\n[[ "$*" == *update* ]] && exit 100\nexit 0\n' "$TMP" >"$TMP/bin/apt-get"
+chmod +x "$TMP/bin/dpkg-query" "$TMP/bin/apt-get"
+sleep() { :; }
+PATH="$TMP/bin:$PATH" ensure_packages present >/dev/null
+check "nothing missing: no apt-get" test ! -e "$TMP/apt.calls"
+PATH="$TMP/bin:$PATH" ensure_packages present absent1 absent2 >/dev/null
+check "update tried twice, then install of the missing ones" \
+  test "$(grep -c ' update' "$TMP/apt.calls")" = 2 -a "$(grep -c 'install -y --no-install-recommends absent1 absent2' "$TMP/apt.calls")" = 1
+unset -f sleep
+
 echo "all $passed checks passed"
