@@ -9,6 +9,10 @@ const REFERENCE = /^(?:\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za
 /** VS Code `${input:id}`: the client prompts for it. */
 const INPUT = /^\$\{input:[^}]+\}$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A URL with a password in it (postgresql://user:pw@host) is a credential too. */
+const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/\s:@]+:[^/\s@]+@/i;
+
+export const isCredentialValue = (v: string) => looksLikeCredential(v) || URL_PASSWORD.test(v);
 
 export interface SplitEnv {
   env: Record<string, string>;
@@ -25,7 +29,7 @@ export function splitEnv(raw: Record<string, string>): SplitEnv {
     }
     const ref = REFERENCE.exec(value);
     if (ref) out.secrets[key] = { env: (ref[1] ?? ref[2] ?? ref[3])! };
-    else if (INPUT.test(value) || credentialKeyName(key) || looksLikeCredential(value)) {
+    else if (INPUT.test(value) || credentialKeyName(key) || isCredentialValue(value)) {
       out.secrets[key] = { env: key };
       out.notes.push(`secret ${key}: its value was not copied; set ${key} where \`mcpbox serve\` runs`);
     } else out.env[key] = value;
@@ -41,7 +45,7 @@ export function redactedCommand(command: string | undefined, args: readonly stri
   let hideNext = false;
   for (const arg of args) {
     if (hideNext) words.push("<redacted>");
-    else if (looksLikeCredential(arg)) words.push("<redacted>");
+    else if (isCredentialValue(arg)) words.push("<redacted>");
     else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(arg) && words.at(-1)?.match(/^(-e|--env)$/)) words.push(`${arg.split("=")[0]}=<redacted>`);
     else if (/^--?[^=]+=/.test(arg) && SECRET_FLAG.test(arg.split("=")[0]!)) words.push(`${arg.split("=")[0]}=<redacted>`);
     else words.push(arg);
@@ -52,5 +56,5 @@ export function redactedCommand(command: string | undefined, args: readonly stri
 
 /** Arguments that look like credentials cannot stay in the file. */
 export function credentialArgs(args: readonly string[]): number[] {
-  return args.flatMap((a, i) => (looksLikeCredential(a) || (i > 0 && SECRET_FLAG.test(args[i - 1]!)) ? [i] : []));
+  return args.flatMap((a, i) => (isCredentialValue(a) || (i > 0 && SECRET_FLAG.test(args[i - 1]!)) ? [i] : []));
 }
