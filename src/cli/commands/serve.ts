@@ -1,0 +1,38 @@
+/**
+ * `mcpbox serve [server...]` (SPEC 4): the stdio gateway an MCP client launches. stdout carries only JSON-RPC;
+ * everything human goes to stderr. Returns when stdin ends or on SIGINT/SIGTERM, after every container is removed.
+ */
+import type { Context } from "../context.ts";
+import { displayPath, loadConfig } from "../../config/load.ts";
+import { formatProblem } from "../../config/problems.ts";
+import { BoundedStdioTransport } from "../../gateway/stdio.ts";
+import { createGateway } from "../../gateway/start.ts";
+import { publishGateway } from "../../monitor/publisher.ts";
+import { messageOf } from "../../errors.ts";
+
+const log = (line: string) => void process.stderr.write(`mcpbox: ${line}\n`);
+
+export async function run(ctx: Context, names: string[] = []): Promise<number> {
+  const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
+  for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
+  const { gateway, events, info } = await createGateway(config, names, log);
+  log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
+
+  const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
+    log(`monitor socket unavailable: ${messageOf(e)}`);
+    return undefined;
+  });
+  const stopped = new Promise<string>((resolve) => {
+    gateway.server.onclose = () => resolve("the client closed stdin");
+    process.once("SIGINT", () => resolve("SIGINT"));
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+  });
+  await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
+  gateway.startEager();
+
+  const why = await stopped;
+  log(`stopping (${why})`);
+  await publication?.close().catch(() => {});
+  await gateway.close();
+  return 0;
+}

@@ -1,0 +1,84 @@
+/**
+ * `mcpbox tools [server...] [--json] [--call <tool> --args <json>]`: the gateway in-process, linked to an SDK
+ * client in memory; lists the tools a client would see, or calls one and prints its result. Exits when done.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "../context.ts";
+import { displayPath, loadConfig } from "../../config/load.ts";
+import { formatProblem } from "../../config/problems.ts";
+import { McpboxError, messageOf } from "../../errors.ts";
+import { createGateway } from "../../gateway/start.ts";
+import type { Gateway } from "../../gateway/gateway.ts";
+import { VERSION } from "../../version.ts";
+import { err, out, paint, printJson } from "../output.ts";
+
+export async function run(ctx: Context, names: string[] = []): Promise<number> {
+  const args = parseArgs(ctx.options.args);
+  const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
+  for (const w of warnings) err(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
+  const quiet = (line: string) => (/: (starting|running)|^\[/.test(line) ? undefined : err(paint.dim(`mcpbox: ${line}`)));
+  const { gateway } = await createGateway(config, names, quiet);
+  const client = new Client({ name: "mcpbox-tools", version: VERSION });
+  try {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await gateway.connect(a);
+    gateway.startEager();
+    await client.connect(b);
+    if (typeof ctx.options.call === "string") return await callOne(client, ctx.options.call, args, ctx.options.json === true);
+    const { tools } = await client.listTools();
+    printTools(gateway, tools, ctx.options.json === true);
+    return [...gateway.upstreams.values()].every((u) => u.state === "running") ? 0 : 1;
+  } finally {
+    await client.close().catch(() => {});
+    await gateway.close();
+  }
+}
+
+function parseArgs(raw: unknown): Record<string, unknown> {
+  if (raw === undefined) return {};
+  try {
+    const v = JSON.parse(String(raw));
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new McpboxError("usage", "--args must be a JSON object", { hint: `for example: --args '{"path": "/data/a.txt"}'` });
+}
+
+async function callOne(client: Client, tool: string, args: Record<string, unknown>, json: boolean): Promise<number> {
+  let result: CallToolResult;
+  try {
+    result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
+  } catch (e) {
+    throw new McpboxError("failed", `calling ${tool} failed: ${messageOf(e)}`, { hint: "run `mcpbox tools` to see the tool names" });
+  }
+  if (json) printJson(result);
+  else for (const c of result.content ?? []) out(c.type === "text" ? c.text : JSON.stringify(c));
+  return result.isError ? 1 : 0;
+}
+
+function printTools(gateway: Gateway, tools: Tool[], json: boolean): void {
+  const rows = tools.map((t) => {
+    const route = gateway.catalog.toolRoutes.get(t.name);
+    return { server: route?.server ?? "", name: t.name, description: firstLine(t.description ?? "") };
+  });
+  if (json) {
+    printJson({ tools: rows.map((r, i) => ({ ...r, tool: gateway.catalog.toolRoutes.get(tools[i]!.name)?.name, inputSchema: tools[i]!.inputSchema })) });
+    return;
+  }
+  const down = [...gateway.upstreams.values()].filter((u) => u.state !== "running");
+  for (const u of down) err(paint.yellow(`${u.name}: ${u.state}${u.lastError ? `: ${u.lastError}` : ""}`));
+  if (rows.length === 0) return void out("no tools");
+  const w1 = Math.max(6, ...rows.map((r) => r.server.length));
+  const w2 = Math.max(4, ...rows.map((r) => r.name.length));
+  const width = process.stdout.columns ?? 120;
+  out(paint.bold(`${"SERVER".padEnd(w1)}  ${"TOOL".padEnd(w2)}  DESCRIPTION`));
+  for (const r of rows) {
+    const line = `${r.server.padEnd(w1)}  ${r.name.padEnd(w2)}  ${r.description}`;
+    out(process.stdout.isTTY && line.length > width ? `${line.slice(0, width - 1)}…` : line);
+  }
+}
+
+const firstLine = (s: string) => s.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";

@@ -1,0 +1,82 @@
+/**
+ * Servers as hardened containers (SPEC 4.2, 4.6): the engine is checked, containers of dead gateways are swept, a
+ * reaper watches this process, images are resolved (built when missing) before the startup clock runs, and every
+ * container carries the session's labels so nothing outlives the gateway.
+ */
+import { ensureImages } from "../build/ensure.ts";
+import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
+import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
+import { startServerContainer } from "../docker/container.ts";
+import { connectEngine, engine } from "../docker/engine.ts";
+import { containerOptions } from "../docker/policy.ts";
+import { McpboxError } from "../errors.ts";
+import type { LaunchedServer, Launcher } from "./launcher.ts";
+import type { Redact } from "./redact.ts";
+import type { SecretEnv } from "./secrets.ts";
+
+export interface DockerLauncherOptions {
+  config: ResolvedConfig;
+  session: string;
+  secrets: ReadonlyMap<string, SecretEnv>;
+  redact: Redact;
+  log: (line: string) => void;
+  maxMessageBytes?: number;
+}
+
+export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
+  const docker = engine();
+  await connectEngine(docker);
+  const swept = await sweepDeadOwners(docker).catch(() => 0);
+  if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
+  spawnReaper(o.session, process.pid);
+  const images = new Map<string, Promise<string>>();
+
+  const imageOf = (server: ResolvedServer): Promise<string> => {
+    let p = images.get(server.name);
+    if (!p) {
+      p = resolveImage(server);
+      images.set(server.name, p);
+      p.catch(() => images.delete(server.name)); // try again at the next start
+    }
+    return p;
+  };
+
+  const resolveImage = async (server: ResolvedServer): Promise<string> => {
+    if (server.source.kind === "image") return server.source.image;
+    if (server.source.kind === "builtin") {
+      throw new McpboxError("failed", `server ${server.name}: the built-in ${server.source.builtin} cannot run in this gateway yet`);
+    }
+    const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
+    const ref = refs.get(server.name);
+    if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
+    return ref;
+  };
+
+  return {
+    async prepare(server) {
+      await imageOf(server);
+    },
+    async launch(server): Promise<LaunchedServer> {
+      const image = await imageOf(server);
+      const ctx = { session: o.session, configHash: o.config.hash, ownerPid: process.pid, image };
+      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {});
+      return startServerContainer(docker, options, {
+        ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
+        onNonJsonLine: nonJsonReporter(server.name, o),
+      });
+    },
+    async close() {
+      await removeSession(docker, o.session);
+    },
+  };
+}
+
+/** Logs the first non-JSON lines of a server, then one summary line per thousand: stderr stays readable. */
+function nonJsonReporter(name: string, o: DockerLauncherOptions): (line: string) => void {
+  let count = 0;
+  return (line) => {
+    count++;
+    if (count <= 5) o.log(`[${name}] dropped a non-JSON line on stdout: ${o.redact(line).slice(0, 200)}`);
+    else if (count % 1000 === 0) o.log(`[${name}] dropped ${count} non-JSON lines on stdout so far`);
+  };
+}

@@ -1,0 +1,45 @@
+/** Assembling a gateway from a config, shared by `mcpbox serve` and `mcpbox tools`. */
+import { randomBytes } from "node:crypto";
+import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
+import { McpboxError } from "../errors.ts";
+import { VERSION } from "../version.ts";
+import { openAudit } from "./audit.ts";
+import { dockerLauncher } from "./docker-launcher.ts";
+import { GatewayEvents, type GatewayInfo } from "./events.ts";
+import { Gateway } from "./gateway.ts";
+import { redactor } from "./redact.ts";
+import { resolveSecrets, type SecretEnv } from "./secrets.ts";
+
+export interface StartedGateway {
+  gateway: Gateway;
+  events: GatewayEvents;
+  info: GatewayInfo;
+}
+
+export const newSessionId = (): string => randomBytes(4).toString("hex");
+
+/** The servers named on the command line (all when none), in config order. */
+export function selectServers(config: ResolvedConfig, names: readonly string[]): ResolvedServer[] {
+  if (names.length === 0) return [...config.servers];
+  const known = new Set(config.servers.map((s) => s.name));
+  const unknown = names.filter((n) => !known.has(n));
+  if (unknown.length > 0) {
+    throw new McpboxError("usage", `unknown server${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}`, {
+      hint: `the config has: ${[...known].join(", ") || "no servers"}`,
+    });
+  }
+  return config.servers.filter((s) => names.includes(s.name));
+}
+
+export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void): Promise<StartedGateway> {
+  const servers = selectServers(config, names);
+  if (servers.length === 0) throw new McpboxError("config", "the config has no servers", { hint: "add one under servers: { ... }" });
+  const secrets = new Map<string, SecretEnv>(servers.map((s) => [s.name, resolveSecrets(s)]));
+  const redact = redactor([...secrets.values()].flatMap((s) => Object.values(s)));
+  const session = newSessionId();
+  const launcher = await dockerLauncher({ config, session, secrets, redact, log });
+  const events = new GatewayEvents();
+  const gateway = new Gateway({ servers, launcher, session, events, audit: openAudit(config), redact, log });
+  const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };
+  return { gateway, events, info };
+}

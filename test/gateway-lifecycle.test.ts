@@ -1,0 +1,119 @@
+/**
+ * The gateway's lifecycle end to end (SPEC 4.2): a container killed mid-call, the gateway killed outright, stdin
+ * closed, and many concurrent calls served by exactly one container per server.
+ */
+import { spawn } from "node:child_process";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { engine } from "../src/docker/engine.ts";
+import { LABEL } from "../src/docker/labels.ts";
+import { ensureTestImage, nodeBaseImage } from "./helpers/images.ts";
+import { connect, containersOf, FIXTURES, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
+
+let p: TestProject;
+const open: Connected[] = [];
+const text = (r: unknown) => JSON.stringify((r as { content?: unknown }).content ?? "");
+
+beforeAll(async () => {
+  const everything = await ensureTestImage("mcpbox-test/everything:latest");
+  const node = await nodeBaseImage();
+  p = project({
+    ev: { image: everything },
+    raw: { image: node, command: ["node", "/fixture/raw-server.mjs"], mounts: [{ source: FIXTURES, target: "/fixture" }] },
+  });
+});
+
+afterEach(async () => {
+  for (const c of open.splice(0)) await c.client.close().catch(() => {});
+});
+
+async function start(): Promise<Connected> {
+  const c = await connect(p);
+  open.push(c);
+  await c.client.listTools(); // eager servers are up
+  return c;
+}
+
+const running = async (pid: number) => (await containersOf(pid)).filter((c) => c.State === "running");
+
+describe("gateway lifecycle", () => {
+  it("fails the calls of a killed server at once, keeps serving the others and restarts it", async () => {
+    const gw = await start();
+    const [ev] = (await running(gw.pid)).filter((c) => c.Labels[LABEL.server] === "ev");
+    let progressed!: () => void;
+    const firstProgress = new Promise<void>((r) => (progressed = r));
+    const call = gw.client.callTool({ name: "ev__trigger-long-running-operation", arguments: { duration: 100, steps: 100 } }, undefined, {
+      onprogress: () => progressed(),
+      timeout: 300_000,
+    });
+    const outcome = call.then(() => "completed", (e: Error) => e.message);
+    await firstProgress;
+    await engine().getContainer(ev!.Id).kill();
+    expect(await outcome).toMatch(/server ev is not available/);
+    expect(text(await gw.client.callTool({ name: "raw__echo", arguments: { text: "raw still answers" } }))).toContain("raw still answers");
+    const back = await waitFor("ev restarted", async () => {
+      const r = await gw.client.callTool({ name: "ev__echo", arguments: { message: "back" } }).catch(() => undefined);
+      return r && !r.isError && text(r).includes("back") ? r : undefined;
+    }, 60_000);
+    expect(back).toBeDefined();
+    const after = (await running(gw.pid)).filter((c) => c.Labels[LABEL.server] === "ev");
+    expect(after).toHaveLength(1);
+    expect(after[0]!.Id).not.toBe(ev!.Id);
+  });
+
+  it("removes every container when stdin closes", async () => {
+    const gw = await start();
+    expect(await running(gw.pid)).toHaveLength(2);
+    await gw.client.close();
+    await waitFor("the gateway to exit", () => (isAlive(gw.pid) ? undefined : true), 30_000);
+    expect(await containersOf(gw.pid)).toEqual([]);
+  });
+
+  it("leaves no container of a SIGKILLed gateway after 10 s", async () => {
+    const { command, args } = mcpboxCommand();
+    const child = spawn(command, [...args, "serve", "-c", p.config], { env: { ...process.env, MCPBOX_HOME: p.home }, stdio: ["pipe", "pipe", "pipe"] });
+    const pid = child.pid!;
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) + "\n");
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+    child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\n");
+    await new Promise<void>((resolve) => {
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('"id":2')) resolve();
+      });
+    });
+    expect(await running(pid)).toHaveLength(2);
+    child.kill("SIGKILL");
+    // SPEC 4.2: none outlives the gateway by more than 10 s
+    await waitFor("containers gone", async () => ((await containersOf(pid)).length === 0 ? true : undefined), 10_000);
+  });
+
+  it("serves 1000 calls, 16 in flight, with one container per server and no errors", async () => {
+    const gw = await start();
+    let next = 0;
+    let errors = 0;
+    const worker = async () => {
+      while (next < 1000) {
+        const i = next++;
+        const r =
+          i % 2 === 0
+            ? await gw.client.callTool({ name: "ev__echo", arguments: { message: `m${i}` } })
+            : await gw.client.callTool({ name: "raw__echo", arguments: { text: `m${i}` } });
+        if (r.isError || !text(r).includes(`m${i}`)) errors++;
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    expect(errors).toBe(0);
+    const byServer = (await containersOf(gw.pid)).map((c) => c.Labels[LABEL.server]).sort();
+    expect(byServer).toEqual(["ev", "raw"]);
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
