@@ -26,16 +26,23 @@ export interface OneShot {
   remove(): Promise<void>;
 }
 
-/** Creates and starts a container with stdin open; it is removed again if any step fails. */
+/**
+ * Creates and starts a container with stdin open; it is removed again if any step fails. The wait is registered
+ * before start with condition next-exit ("not-running", the default, answers at once for a created container);
+ * the container cannot exit before it reads its stdin, so the wait is in place by then. kill() also settles
+ * `exited` from an inspect, in case the container stopped without the wait seeing it.
+ */
 export async function startOneShot(docker: Docker, options: ContainerCreateOptions): Promise<OneShot> {
   const container = await docker.createContainer(options);
-  const handle = oneShot(docker, container.id);
+  let settle!: (code: number) => void;
+  const exited = new Promise<number>((resolve) => (settle = resolve));
+  const handle = oneShot(docker, container.id, settle);
   try {
     const stdio = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
     stdio.on("error", () => {}); // a broken attach surfaces as a missing output end; the exit status still arrives
-    const exited = container.wait().then(
-      (r: { StatusCode?: number }) => r.StatusCode ?? -1,
-      () => -1,
+    container.wait({ condition: "next-exit" }).then(
+      (r: { StatusCode?: number }) => settle(r.StatusCode ?? -1),
+      () => handle.settleFromState(),
     );
     await container.start();
     return { ...handle, stdio, exited };
@@ -45,16 +52,22 @@ export async function startOneShot(docker: Docker, options: ContainerCreateOptio
   }
 }
 
-function oneShot(docker: Docker, id: string): Omit<OneShot, "stdio" | "exited"> {
+function oneShot(docker: Docker, id: string, settle: (code: number) => void) {
   const container = docker.getContainer(id);
+  const settleFromState = async () => {
+    const info = await container.inspect().catch(() => undefined);
+    if (!info?.State.Running) settle(info?.State.ExitCode ?? -1);
+  };
   return {
     id,
+    settleFromState,
     async kill() {
       await container.kill().catch((e: unknown) => {
         if (![304, 404, 409].includes(statusOf(e) ?? 0)) throw e;
       });
+      setTimeout(() => void settleFromState(), 1000).unref();
     },
-    async state() {
+    async state(): Promise<ExitState> {
       const info = await container.inspect();
       return { exitCode: info.State.ExitCode, oomKilled: info.State.OOMKilled === true };
     },

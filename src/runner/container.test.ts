@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../config/resolve.ts";
+import { runContainerOptions } from "./container.ts";
+
+const ctx = { session: "s1", configHash: "h", ownerPid: 42, image: "mcpbox/code-runner:abc" };
+const runner = (extra: Record<string, unknown> = {}) =>
+  resolveConfig({ servers: { code: { builtin: "code-runner", ...extra } } } as never, "/cfg/sandbox.config.ts").servers[0]!;
+
+describe("runContainerOptions", () => {
+  it("keeps the hardening and adds a private /work", () => {
+    const o = runContainerOptions(runner({ limits: { tmpfs: "16m" } }), ctx, "python");
+    const h = o.HostConfig!;
+    expect(h).toMatchObject({ NetworkMode: "none", ReadonlyRootfs: true, CapDrop: ["ALL"], Init: true, PidsLimit: 256 });
+    expect(h.Memory).toBe(h.MemorySwap);
+    expect(h.AutoRemove).toBeUndefined();
+    expect(h.Tmpfs!["/tmp"]).toContain("noexec");
+    expect(h.Tmpfs!["/work"]).toBe(`rw,noexec,nosuid,nodev,size=${16 * 1024 * 1024},uid=1000,gid=1000,mode=0700`);
+    expect(o.User).toBe("1000:1000");
+    expect(o.Labels).toMatchObject({ "mcpbox.session": "s1", "mcpbox.server": "code", "mcpbox.run": "python" });
+    expect(o.Entrypoint).toBeUndefined();
+    expect(o.Cmd).toBeUndefined();
+  });
+
+  it("names every run's container differently", () => {
+    const a = runContainerOptions(runner(), ctx, "bash").name;
+    const b = runContainerOptions(runner(), ctx, "bash").name;
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^mcpbox-s1-code-bash-[0-9a-f]{8}$/);
+  });
+
+  it("honours a configured network", () => {
+    expect(runContainerOptions(runner({ network: "bridge" }), ctx, "node").HostConfig!.NetworkMode).toBe("bridge");
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { OutputCollector } from "./output.ts";
+
+const frame = (stream: 1 | 2, text: string | Buffer) => {
+  const body = typeof text === "string" ? Buffer.from(text) : text;
+  const header = Buffer.alloc(8);
+  header[0] = stream;
+  header.writeUInt32BE(body.length, 4);
+  return Buffer.concat([header, body]);
+};
+
+describe("OutputCollector", () => {
+  it("splits stdout and stderr frames", () => {
+    const c = new OutputCollector(100);
+    c.push(Buffer.concat([frame(1, "out "), frame(2, "err"), frame(1, "more")]));
+    expect(c.stdout).toEqual({ text: "out more", bytes: 8, truncated: false });
+    expect(c.stderr).toEqual({ text: "err", bytes: 3, truncated: false });
+  });
+
+  it("reassembles frames and headers cut across chunks", () => {
+    const all = Buffer.concat([frame(1, "hello"), frame(2, "oops"), frame(1, "")]);
+    const c = new OutputCollector(100);
+    for (let i = 0; i < all.length; i++) c.push(all.subarray(i, i + 1));
+    expect(c.stdout.text).toBe("hello");
+    expect(c.stderr.text).toBe("oops");
+  });
+
+  it("keeps at most the cap per stream and counts the rest", () => {
+    const c = new OutputCollector(10);
+    for (let i = 0; i < 1000; i++) c.push(frame(1, "0123456789abcdef"));
+    c.push(frame(2, "short"));
+    expect(c.stdout).toEqual({ text: "0123456789", bytes: 16_000, truncated: true });
+    expect(c.stderr).toEqual({ text: "short", bytes: 5, truncated: false });
+  });
+});

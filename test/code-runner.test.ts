@@ -1,0 +1,263 @@
+/**
+ * The built-in code runner against the real engine: run_code through an SDK Client over InMemoryTransport, each run
+ * in a fresh hardened container. Every runner gets its own session label, so leftovers are counted by that label.
+ */
+import { randomBytes } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../src/config/resolve.ts";
+import { engine } from "../src/docker/engine.ts";
+import { containersWithLabels } from "../src/docker/run-once.ts";
+import { ensureRunnerImage } from "../src/runner/image.ts";
+import { createCodeRunnerServer } from "../src/runner/server.ts";
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  durationMs: number;
+  timedOut: boolean;
+  oomKilled: boolean;
+  stdoutTruncated?: boolean;
+  stdoutBytes?: number;
+}
+
+interface Runner {
+  client: Client;
+  server: Server;
+  session: string;
+  audit: Record<string, unknown>[];
+  run(language: string, code: string, extra?: Record<string, unknown>, signal?: AbortSignal): Promise<Run & { text: string }>;
+  containers(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+const docker = engine();
+let image: string;
+const open: Runner[] = [];
+
+beforeAll(async () => {
+  image = await ensureRunnerImage(docker, resolveConfig({ servers: {} }, "/x/sandbox.config.ts").build.baseImages);
+});
+
+afterAll(async () => {
+  await Promise.allSettled(open.map((r) => r.close()));
+});
+
+async function startRunner(settings: Record<string, unknown> = {}): Promise<Runner> {
+  const config = resolveConfig(
+    { servers: { code: { builtin: "code-runner", ...settings } } } as never,
+    "/tmp/code-runner-test/sandbox.config.ts",
+  );
+  const session = `crtest-${randomBytes(4).toString("hex")}`;
+  const audit: Record<string, unknown>[] = [];
+  const server = createCodeRunnerServer(config.servers[0]!, {
+    docker,
+    session,
+    configHash: config.hash,
+    ownerPid: process.pid,
+    image,
+    audit: (e) => audit.push(e),
+  });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "code-runner-test", version: "1" });
+  await Promise.all([server.connect(b), client.connect(a)]);
+  const runner: Runner = {
+    client,
+    server,
+    session,
+    audit,
+    async run(language, code, extra = {}, signal) {
+      const r = await client.callTool({ name: "run_code", arguments: { language, code, ...extra } }, undefined, {
+        timeout: 170_000,
+        ...(signal ? { signal } : {}),
+      });
+      expect(r.isError, JSON.stringify(r.content)).toBe(false);
+      const text = (r.content as { type: string; text: string }[])[0]!.text;
+      return { ...(r.structuredContent as unknown as Run), text };
+    },
+    containers: () => containersWithLabels(docker, { "mcpbox.session": session }),
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
+  open.push(runner);
+  return runner;
+}
+
+/** Containers of a session once their count reaches `want` (removal happens just after the answer), or after 20 s. */
+async function settledContainers(r: Runner, want = 0): Promise<string[]> {
+  for (let i = 0; i < 100; i++) {
+    const ids = await r.containers();
+    if (ids.length === want) return ids;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return r.containers();
+}
+
+describe("run_code", () => {
+  let r: Runner;
+  beforeAll(async () => {
+    r = await startRunner({ timeouts: { runMs: 20_000 }, limits: { memory: "128m", pids: 64 } });
+  });
+
+  it("offers run_code with the configured languages", async () => {
+    const { tools } = await r.client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["run_code"]);
+    expect((tools[0]!.inputSchema.properties as { language: { enum: string[] } }).language.enum).toEqual(["python", "node", "bash"]);
+  });
+
+  it("runs python, node and bash, each printing what it computes", async () => {
+    const [py, js, sh] = await Promise.all([
+      r.run("python", "import math\nprint(sum(i * i for i in range(10)), math.factorial(5))"),
+      r.run("node", "const xs = [1, 2, 3].map((x) => x * 7); console.log(xs.join(','), 2 ** 10);"),
+      r.run("bash", 'n=0; for i in $(seq 1 10); do n=$((n + i)); done; echo "sum=$n"; echo oops >&2; exit 4'),
+    ]);
+    expect(py).toMatchObject({ stdout: "285 120\n", exitCode: 0, timedOut: false, oomKilled: false });
+    expect(js).toMatchObject({ stdout: "7,14,21 1024\n", exitCode: 0 });
+    expect(sh).toMatchObject({ stdout: "sum=55\n", stderr: "oops\n", exitCode: 4 });
+    expect(sh.text).toContain("exit code 4");
+  });
+
+  it("passes stdin and places files in /work, as user 1000, without the code in any argv", async () => {
+    const res = await r.run(
+      "python",
+      [
+        "import os, sys",
+        "print(sys.stdin.read().upper())",
+        "print(open('data/in.txt').read())",
+        "print(os.getcwd(), os.getuid())",
+        "print(any('SECRET_MARK' in open(f'/proc/{p}/cmdline').read() for p in os.listdir('/proc') if p.isdigit()))",
+      ].join("\n"),
+      { stdin: "hello", files: { "data/in.txt": "from a file" } },
+    );
+    expect(res.stdout).toBe("HELLO\nfrom a file\n/work 1000\nFalse\n");
+  });
+
+  it("gives a run no network", async () => {
+    const res = await r.run(
+      "python",
+      "import socket\ntry:\n  socket.create_connection(('1.1.1.1', 80), timeout=3)\n  print('connected')\nexcept OSError as e:\n  print('refused:', e)",
+    );
+    expect(res.stdout).toMatch(/^refused:/);
+    expect(res.stdout).not.toContain("connected");
+  });
+
+  it("keeps the root file system read-only and /work noexec", async () => {
+    const res = await r.run("bash", "touch /home/python/x 2>&1; echo 'echo ran' > /work/s.sh; chmod +x /work/s.sh; /work/s.sh 2>&1; true");
+    expect(res.stdout).toContain("Read-only file system");
+    expect(res.stdout).toContain("Permission denied");
+    expect(res.stdout).not.toContain("ran\n");
+  });
+
+  it("does not let a file written by one run be seen by the next", async () => {
+    const first = await r.run("bash", "echo secret > /work/left.txt; echo tmp > /tmp/left.txt; ls /work /tmp");
+    expect(first.stdout).toContain("left.txt");
+    const second = await r.run("bash", "ls -A /work /tmp; cat /work/left.txt /tmp/left.txt 2>&1; true");
+    expect(second.stdout).not.toContain("secret");
+    expect(second.stdout).toContain("No such file");
+  });
+
+  it("reports a memory bomb as out of memory", async () => {
+    const res = await r.run("python", "chunks = []\nwhile True:\n    chunks.append('x' * 50_000_000)");
+    expect(res.oomKilled).toBe(true);
+    expect(res.exitCode).not.toBe(0);
+    expect(res.text).toContain("out of memory");
+  });
+
+  it("contains a fork storm with the pids limit", async () => {
+    const res = await r.run(
+      "python",
+      "import os, time\nn = 0\ntry:\n    while True:\n        if os.fork() == 0:\n            time.sleep(60)\n            os._exit(0)\n        n += 1\nexcept OSError as e:\n    print('stopped after', n, e.errno)",
+    );
+    const [, n] = /^stopped after (\d+) 11$/m.exec(res.stdout) ?? [];
+    expect(Number(n)).toBeGreaterThan(0);
+    expect(Number(n)).toBeLessThan(64);
+  });
+
+  it("writes the exact code of every run to the audit log", async () => {
+    const code = "print('audited')  # mark-" + randomBytes(4).toString("hex");
+    await r.run("python", code);
+    expect(r.audit).toContainEqual(expect.objectContaining({ tool: "run_code", language: "python", code, outcome: "ok", exitCode: 0 }));
+  });
+
+  it("answers an invalid request with an error, not a run", async () => {
+    const res = await r.client.callTool({ name: "run_code", arguments: { language: "cobol", code: "x" } });
+    expect(res.isError).toBe(true);
+  });
+
+  it("leaves no container behind", async () => {
+    expect(await settledContainers(r)).toEqual([]);
+  });
+});
+
+describe("run_code limits", () => {
+  it("kills an endless loop at its timeout and says so", async () => {
+    const r = await startRunner({ timeouts: { runMs: 1500 } });
+    const res = await r.run("node", "for (;;) {}");
+    expect(res).toMatchObject({ timedOut: true, oomKilled: false });
+    expect(res.text).toContain("time limit");
+    expect(r.audit[0]).toMatchObject({ outcome: "timeout", timedOut: true, code: "for (;;) {}" });
+    expect(await settledContainers(r)).toEqual([]);
+  });
+
+  it("returns from a bash fork bomb, killed at its timeout", async () => {
+    const r = await startRunner({ timeouts: { runMs: 6000 }, limits: { pids: 64 } });
+    const res = await r.run("bash", ":(){ :|:& };:; sleep 60");
+    expect(res.timedOut).toBe(true);
+    expect(res.stderr).toMatch(/fork|Resource temporarily unavailable/);
+    expect((await r.run("bash", "echo still here")).stdout).toBe("still here\n");
+    expect(await settledContainers(r)).toEqual([]);
+  });
+
+  it("caps 50 MB of output and stays healthy", async () => {
+    const r = await startRunner({ maxOutputBytes: 100_000, timeouts: { runMs: 60_000 } });
+    const res = await r.run("python", "import sys\nline = 'y' * 1023 + '\\n'\nfor _ in range(50 * 1024):\n    sys.stdout.write(line)\nprint('err', file=sys.stderr)");
+    expect(res.stdout.length).toBe(100_000);
+    expect(res).toMatchObject({ stdoutTruncated: true, stdoutBytes: 50 * 1024 * 1024, exitCode: 0, stderr: "err\n" });
+    expect(res.text).toContain("stdout cut at 100000 bytes");
+    expect((await r.run("python", "print('ok')")).stdout).toBe("ok\n");
+  });
+
+  it("answers 20 concurrent runs and leaves no containers behind", async () => {
+    const r = await startRunner({ timeouts: { runMs: 120_000 } });
+    const langs = ["python", "node", "bash"] as const;
+    const code = { python: "print(6 * %d)", node: "console.log(6 * %d)", bash: "echo $((6 * %d))" };
+    const runs = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => r.run(langs[i % 3]!, code[langs[i % 3]!].replace("%d", String(i)))),
+    );
+    expect(runs.map((x) => x.stdout)).toEqual(Array.from({ length: 20 }, (_, i) => `${6 * i}\n`));
+    await r.close();
+    expect(await r.containers()).toEqual([]);
+  });
+
+  it("removes the container of a cancelled run", async () => {
+    const r = await startRunner({ timeouts: { runMs: 120_000 } });
+    const abort = new AbortController();
+    const pending = r.run("python", "import time\nprint('started', flush=True)\ntime.sleep(100)", {}, abort.signal);
+    for (let i = 0; i < 150 && (await r.containers()).length === 0; i++) await new Promise((res) => setTimeout(res, 100));
+    expect((await r.containers()).length).toBe(1);
+    abort.abort();
+    await expect(pending).rejects.toThrow();
+    expect(await settledContainers(r)).toEqual([]);
+    expect(r.audit).toContainEqual(expect.objectContaining({ outcome: "cancelled" }));
+  });
+});
+
+describe("run_code with a pool", () => {
+  it("keeps warm containers ready, uses each once, and removes them all on close", async () => {
+    const r = await startRunner({ pool: 1, languages: ["python", "bash"], timeouts: { runMs: 60_000 } });
+    expect((await settledContainers(r, 2)).length).toBe(2);
+    const first = await r.run("bash", "echo one > /work/mark; hostname");
+    const second = await r.run("bash", "cat /work/mark 2>&1; hostname");
+    expect(second.stdout).toContain("No such file");
+    expect(second.stdout.split("\n")[1]).not.toBe(first.stdout.trim());
+    expect((await r.run("python", "print(2 + 2)")).stdout).toBe("4\n");
+    expect((await settledContainers(r, 2)).length).toBe(2);
+    await r.close();
+    expect(await r.containers()).toEqual([]);
+  });
+});
