@@ -34,7 +34,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const s of tmuxSessions) spawnSync("tmux", ["kill-session", "-t", s]);
+  for (const s of tmuxSessions) {
+    spawnSync("tmux", ["kill-session", "-t", s]);
+    fs.rmSync(path.join(os.tmpdir(), `${s}.exit`), { force: true });
+  }
   await gw?.client.close();
   if (p) fs.rmSync(p.dir, { recursive: true, force: true });
 });
@@ -87,8 +90,12 @@ describe("mcpbox monitor", () => {
       const ready = (r: ReturnType<typeof row>) => r?.state === "running" && /^\d+\.\d$/.test(r.cpu ?? "") && /^\d+(\.\d)?[KMG]$/.test(r.memory ?? "");
       return ready(ev) && ready(fs_) ? s : undefined;
     }, 30_000);
-    const lines = first.split("\n");
-    expect(lines.length).toBeLessThanOrEqual(24);
+    // fits 80x24: the title is still on the first line and the keys on the last one, nothing wrapped
+    const lines = first.replace(/\n$/, "").split("\n");
+    expect(lines).toHaveLength(24);
+    expect(lines[0]).toMatch(/^mcpbox monitor/);
+    expect(lines.filter((l) => l.trim()).at(-1)).toMatch(/q quit/);
+    for (const l of lines) expect([...l].length).toBeLessThanOrEqual(80);
     expect(first).toMatch(/mcpbox monitor · 1 gateway · 2 servers · 7 calls/);
     expect(row(first, "everything")).toMatchObject({ calls: 5, restarts: 0, errors: "0" });
     expect(row(first, "files")).toMatchObject({ calls: 2, restarts: 0, errors: "0" });
