@@ -65,6 +65,7 @@ export async function buildServer(docker: Docker, config: ResolvedConfig, server
   const started = performance.now();
   emit({ type: "checking", server: server.name });
   try {
+    if (opts.push) registryOf(config); // before a long build, not after it
     await prepareBases(docker, config, server, opts.pull === true);
     const plan = await planFor(docker, config, server, opts.caCert);
     const existing = opts.noCache ? undefined : await inspectImage(docker, plan.tag);
@@ -106,7 +107,7 @@ async function runBuild(docker: Docker, config: ResolvedConfig, plan: BuildPlan,
           [IMAGE_LABEL.managed]: "true",
           [IMAGE_LABEL.server]: plan.server,
           [IMAGE_LABEL.configHash]: config.hash,
-          [IMAGE_LABEL.templateVersion]: plan.templateVersion,
+          ...(plan.templateVersion ? { [IMAGE_LABEL.templateVersion]: plan.templateVersion } : {}),
           [IMAGE_LABEL.contentHash]: plan.hash,
         },
         buildArgs: plan.buildArgs,
@@ -144,12 +145,7 @@ async function prepareBases(docker: Docker, config: ResolvedConfig, server: Reso
 }
 
 async function pushTo(docker: Docker, config: ResolvedConfig, plan: BuildPlan, onPush: (ref: string) => void): Promise<string> {
-  const registry = config.build.registry?.replace(/\/+$/, "");
-  if (!registry) {
-    throw new McpboxError("config", "--push needs build.registry", {
-      hint: 'set build: { registry: "registry.example.com/team" } in the config',
-    });
-  }
+  const registry = registryOf(config);
   const repo = `${registry}/${plan.repo}`;
   const ref = `${repo}:${plan.hash}`;
   onPush(ref);
@@ -163,6 +159,16 @@ async function pushTo(docker: Docker, config: ResolvedConfig, plan: BuildPlan, o
     });
   }
   return ref;
+}
+
+export function registryOf(config: ResolvedConfig): string {
+  const registry = config.build.registry?.replace(/\/+$/, "");
+  if (!registry) {
+    throw new McpboxError("config", "--push needs build.registry", {
+      hint: 'set build: { registry: "registry.example.com/team" } in the config',
+    });
+  }
+  return registry;
 }
 
 function resultOf(plan: BuildPlan, info: { size: number; user: string }, started: number, cached: boolean): BuildResult {

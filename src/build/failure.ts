@@ -8,7 +8,7 @@ export function buildFailure(server: string, log: BuildLog): McpboxError {
   const step = log.step;
   const where = step ? ` at step ${step.n}/${step.total}: ${cut(step.text)}` : "";
   return new McpboxError("failed", `building ${server} failed${where}`, {
-    details: [...log.tail, ...(log.error ? [log.error] : [])],
+    details: [...log.tail, ...(log.error ? [shortError(log.error)] : [])],
     hint: hintFor([...log.tail, log.error ?? ""].join("\n"), server),
   });
 }
@@ -25,5 +25,8 @@ export function hintFor(output: string, server: string): string {
   }
   return `run \`mcpbox build ${server} --print\` to see the Dockerfile`;
 }
+
+/** "The command '/bin/sh -c <the whole RUN>' returned a non-zero code: 1" without the command shown above it. */
+export const shortError = (e: string) => e.replace(/^The command '[\s\S]*' returned/, "The command returned");
 
 const cut = (s: string) => (s.length > MAX_STEP_TEXT ? `${s.slice(0, MAX_STEP_TEXT - 1)}…` : s);

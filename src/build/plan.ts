@@ -42,8 +42,14 @@ export interface PlanOptions {
   readonly imageId: (ref: string) => Promise<string | undefined>;
 }
 
+/** mcpbox/<server>, made a valid repository name: lowercase, one separator between letters and digits. */
 export const imageRepo = (server: string) =>
-  `mcpbox/${server.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "") || "server"}`;
+  `mcpbox/${
+    server
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, (sep) => (sep === "." || sep === "_" ? sep : "-"))
+      .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, "") || "server"
+  }`;
 
 export async function planBuild(server: ResolvedServer, config: ResolvedConfig, opts: PlanOptions): Promise<BuildPlan> {
   const src = server.source;
@@ -66,6 +72,7 @@ async function planTemplate(
     .map((k) => textFile(`mcpbox/${path.posix.basename(k)}`, readAsset(k)));
   const vars = {
     TEMPLATE_VERSION,
+    SERVER: /^[A-Za-z0-9._-]+$/.test(name) ? name : JSON.stringify(name),
     PACKAGE: spec.replace(/\s+/g, " "),
     BASE_IMAGE: base,
     LOCAL: pkg.local,

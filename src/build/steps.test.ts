@@ -39,3 +39,12 @@ describe("parseStep", () => {
     expect(parseStep("npm notice")).toBeUndefined();
   });
 });
+
+describe("colour in build output", () => {
+  it("is removed, so the tail reads as plain text", () => {
+    const log = new BuildLog();
+    log.feed({ stream: "Step 1/1 : RUN npm i\n" });
+    log.feed({ stream: "\u001b[91mnpm error code E404\n\u001b[0m\u001b[91mRemoving intermediate container abc\n" });
+    expect(log.tail).toEqual(["npm error code E404"]);
+  });
+});

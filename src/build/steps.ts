@@ -39,7 +39,7 @@ export class BuildLog {
     let started = false;
     const chunks = (this.partial + text).split("\n");
     this.partial = chunks.pop() ?? "";
-    for (const line of chunks) started = this.line(line.replace(/\r$/, "")) || started;
+    for (const line of chunks) started = this.line(stripAnsi(line).replace(/\r$/, "")) || started;
     return started;
   }
 
@@ -63,6 +63,9 @@ export class BuildLog {
     if (!this.imageIds.includes(short)) this.imageIds.push(short);
   }
 }
+
+// eslint-disable-next-line no-control-regex
+export const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*[A-Za-z]/g, "");
 
 export function parseStep(line: string): Step | undefined {
   const m = /^Step (\d+)\/(\d+) : (.*)$/.exec(line);

@@ -13,7 +13,7 @@ import { pick } from "../../build/ensure.ts";
 import { planBuild } from "../../build/plan.ts";
 import { isBuildable, runBuilds } from "../../build/run-builds.ts";
 import { describeEvent } from "../../build/describe.ts";
-import type { BuildEvent } from "../../build/builder.ts";
+import { registryOf, type BuildEvent } from "../../build/builder.ts";
 import { err, out, printJson } from "../output.ts";
 
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
@@ -21,6 +21,7 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const servers = buildable(config, names);
   const caCert = caCertOption(ctx);
   if (ctx.options.print) return printDockerfiles(config, servers, caCert);
+  if (ctx.options.push) registryOf(config);
   const docker = engine();
   await connectEngine(docker);
   const view = await progressView(ctx, servers);
