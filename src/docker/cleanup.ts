@@ -4,7 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import type Docker from "dockerode";
-import { ignoreStatus } from "./_http.ts";
+import { removeContainer } from "./_http.ts";
 import { LABEL, labelFilter, ownerPidOf } from "./labels.ts";
 import { reaperCommand } from "./_self.ts";
 
@@ -51,6 +51,7 @@ export function spawnReaper(session: string, ownerPid: number): void {
   child.unref();
 }
 
-async function removeQuietly(docker: Docker, id: string): Promise<void> {
-  await ignoreStatus(docker.getContainer(id).remove({ force: true, v: true }), 404, 409).catch(() => {});
+/** Best effort: a container that cannot be removed now is swept at the next start. */
+export async function removeQuietly(docker: Docker, id: string): Promise<void> {
+  await removeContainer(docker, id).catch(() => {});
 }

@@ -8,7 +8,7 @@ import type { ContainerCreateOptions } from "dockerode";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpboxError, messageOf } from "../errors.ts";
 import { attachStdio, registerWait } from "./_attach.ts";
-import { ignoreStatus, statusOf } from "./_http.ts";
+import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
 import { LABEL } from "./labels.ts";
 import { LineSplitter } from "./line-splitter.ts";
 import { ContainerStdioTransport } from "./stdio-transport.ts";
@@ -70,7 +70,7 @@ export async function startServerContainer(
       stop: (timeoutMs = DEFAULT_STOP_MS) => (stopping ??= stopContainer(docker, id, exited, timeoutMs)),
     };
   } catch (e) {
-    await ignoreStatus(container.remove({ force: true, v: true }), 404, 409).catch(() => {});
+    await removeContainer(docker, id).catch(() => {});
     throw new McpboxError("failed", `could not start the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
   }
 }
@@ -97,7 +97,7 @@ async function removeSameSession(docker: Docker, options: ContainerCreateOptions
   const old = await docker.getContainer(options.name!).inspect().catch(() => undefined);
   const session = options.Labels?.[LABEL.session];
   if (!old || session === undefined || old.Config.Labels?.[LABEL.session] !== session) return false;
-  await ignoreStatus(docker.getContainer(old.Id).remove({ force: true, v: true }), 404, 409);
+  await removeContainer(docker, old.Id);
   return true;
 }
 
@@ -114,7 +114,7 @@ async function pollExit(docker: Docker, id: string): Promise<number> {
 async function finish(docker: Docker, id: string, statusCode: number): Promise<ExitStatus> {
   const c = docker.getContainer(id);
   const state = await c.inspect().then((i) => i.State, () => undefined);
-  await ignoreStatus(c.remove({ force: true, v: true }), 404, 409).catch(() => {});
+  await removeContainer(docker, id).catch(() => {});
   return { exitCode: statusCode >= 0 ? statusCode : (state?.ExitCode ?? -1), oomKilled: state?.OOMKilled ?? false };
 }
 
@@ -127,7 +127,7 @@ async function stopContainer(docker: Docker, id: string, exited: Promise<ExitSta
   const grace = new Promise<void>((r) => (timer = setTimeout(r, 5000).unref()));
   await Promise.race([exited, grace]);
   clearTimeout(timer);
-  await ignoreStatus(c.remove({ force: true, v: true }), 404, 409).catch(() => {});
+  await removeContainer(docker, id).catch(() => {});
 }
 
 function stderrFeed(stream: NodeJS.ReadableStream) {

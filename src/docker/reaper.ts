@@ -3,8 +3,7 @@
  * session's containers, and exit once none has shown up for a while.
  */
 import type Docker from "dockerode";
-import { ignoreStatus } from "./_http.ts";
-import { isAlive, sessionContainers } from "./cleanup.ts";
+import { isAlive, removeQuietly, sessionContainers } from "./cleanup.ts";
 
 export interface ReaperOptions {
   pollMs?: number;
@@ -24,7 +23,7 @@ export async function reapSession(docker: Docker, session: string, ownerPid: num
   while (Date.now() - idleSince < idleMs) {
     const ids = await sessionContainers(docker, session).catch(() => []);
     if (ids.length > 0) {
-      await Promise.all(ids.map((id) => ignoreStatus(docker.getContainer(id).remove({ force: true, v: true }), 404, 409).catch(() => {})));
+      await Promise.all(ids.map((id) => removeQuietly(docker, id)));
       removed += ids.length;
       idleSince = Date.now();
     }
