@@ -59,6 +59,7 @@ let gw: Gateway;
 let client: Client;
 const logs: unknown[] = [];
 let toolListChanges = 0;
+let clientRoots: { uri: string; name?: string }[] = [];
 
 beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-gw-"));
@@ -91,9 +92,8 @@ beforeAll(async () => {
     if (String(r.params.message).startsWith("mcpbox:")) return { action: "accept", content: { approve: true } };
     return { action: "accept", content: { name: "Ann", check: true, color: "blue", email: "a@b.c", number: 3, integer: 3 } };
   });
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({
-    roots: [{ uri: `file://${home}/sub`, name: "sub" }, { uri: "file:///etc", name: "etc" }],
-  }));
+  clientRoots = [{ uri: `file://${home}/sub`, name: "sub" }, { uri: "file:///etc", name: "etc" }];
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: clientRoots }));
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void toolListChanges++);
   await client.connect(b);
@@ -160,6 +160,18 @@ describe("gateway over host processes", () => {
     expect(text).toContain("file:///data/sub");
     expect(text).not.toContain("/etc");
     expect(text).not.toContain(home);
+  });
+
+  it("tells servers when the client's roots change", async () => {
+    clientRoots = [{ uri: `file://${home}/other`, name: "other" }];
+    await client.sendRootsListChanged();
+    let text = "";
+    for (let i = 0; i < 100 && !text.includes("file:///data/other"); i++) {
+      await new Promise((r) => setTimeout(r, 50)); // the server asks for the new roots on its own time
+      text = JSON.stringify((await client.callTool({ name: "ev__get-roots-list", arguments: {} })).content);
+    }
+    expect(text).toContain("file:///data/other");
+    expect(text).not.toContain("file:///data/sub");
   });
 
   it("writes audit lines", async () => {

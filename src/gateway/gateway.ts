@@ -5,10 +5,17 @@
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { InitializeRequestSchema, type ClientCapabilities, type LoggingLevel } from "@modelcontextprotocol/sdk/types.js";
+import {
+  InitializeRequestSchema,
+  RootsListChangedNotificationSchema,
+  type ClientCapabilities,
+  type InitializeResult,
+  type LoggingLevel,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { VERSION } from "../version.ts";
 import type { AuditSink } from "./audit.ts";
+import { ALL_CAPABILITIES, joinInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import type { GatewayEvents } from "./events.ts";
 import { forwardingHooks } from "./forward.ts";
@@ -28,14 +35,8 @@ export interface GatewayOptions {
   log: (line: string) => void;
 }
 
-/** What the gateway offers; lists may be empty, and list_changed is sent when servers start or change. */
-export const GATEWAY_CAPABILITIES = {
-  tools: { listChanged: true },
-  prompts: { listChanged: true },
-  resources: { listChanged: true, subscribe: true },
-  logging: {},
-  completions: {},
-} as const;
+/** How long initialize waits for eager servers, to advertise what they really offer. */
+const INITIALIZE_WAIT_MS = 10_000;
 
 export class Gateway {
   readonly server: Server;
@@ -53,7 +54,7 @@ export class Gateway {
     this.options = options;
     this.transparent = options.servers.length === 1 && options.servers[0]!.prefix === null;
     this.#clientCaps = new Promise((resolve) => (this.#resolveClientCaps = resolve));
-    this.server = new Server({ name: "mcpbox", version: VERSION }, { capabilities: GATEWAY_CAPABILITIES });
+    this.server = new Server({ name: "mcpbox", version: VERSION }, { capabilities: ALL_CAPABILITIES });
     this.server.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
     const hooks = forwardingHooks(this, () => this.#clientCaps);
     this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, hooks)]));
@@ -62,17 +63,30 @@ export class Gateway {
     registerHandlers(this);
   }
 
-  /** Remember the client's capabilities as soon as it sends initialize: upstream Clients declare the same. */
+  /**
+   * Initialize: the client's capabilities are handed to the upstream Clients (they declare the same), then the
+   * answer waits briefly for the eager servers so it can advertise the union of what they offer. Lazy servers are
+   * not waited for (everything is advertised then, since what they offer is unknown).
+   */
   #onInitialize(): void {
-    const server = this.server as unknown as { _oninitialize(r: unknown): Promise<unknown> };
+    const server = this.server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
     this.server.setRequestHandler(InitializeRequestSchema, async (request) => {
       const result = await server._oninitialize(request);
       this.#resolveClientCaps(request.params.capabilities);
-      return result as never;
+      const ups = [...this.upstreams.values()];
+      if (ups.some((u) => u.server.startup === "lazy")) return result;
+      await settleWithin(ups.map((u) => u.ensureStarted()), INITIALIZE_WAIT_MS);
+      const instructions = joinInstructions(ups.map((u) => ({ server: u.name, instructions: u.instructions })));
+      const capabilities = unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
+      return { ...result, capabilities, ...(instructions ? { instructions } : {}) };
     });
     this.server.oninitialized = () => {
       this.initialized = true;
     };
+    // The client's roots changed: every running server is told and asks again (answered with its translation).
+    this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      for (const up of this.upstreams.values()) up.notify({ method: "notifications/roots/list_changed" });
+    });
   }
 
   async connect(transport: Transport): Promise<void> {
@@ -122,4 +136,11 @@ export class Gateway {
     await this.options.launcher.close().catch(() => {});
     await this.options.audit.close();
   }
+}
+
+async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+  await Promise.race([Promise.allSettled(promises), timeout]);
+  clearTimeout(timer);
 }

@@ -46,6 +46,7 @@ export class Upstream {
   lists: ServerLists = EMPTY_LISTS;
   capabilities: ServerCapabilities | undefined;
   containerId: string | undefined;
+  instructions: string | undefined;
   startedAt: number | undefined;
   lastError: string | undefined;
   readonly subscriptions = new Set<string>();
@@ -111,6 +112,7 @@ export class Upstream {
       void watched.exited.then((info) => this.#onExit(watched, info));
       const client = await this.#connect(launched, startupMs);
       this.capabilities = client.getServerCapabilities();
+      this.instructions = client.getInstructions();
       const previous = this.lists;
       this.#client = client;
       await this.#hooks.onReady(this, client);
@@ -166,6 +168,11 @@ export class Upstream {
       this.start().catch(() => {});
     }, delay);
     this.#restartTimer.unref();
+  }
+
+  /** A notification to the server if it is running (dropped otherwise: a new start asks afresh). */
+  notify(notification: Notification): void {
+    if (this.state === "running") void this.#client?.notification(notification as never).catch(() => {});
   }
 
   /** Lists again (after a list_changed); true when something changed. */
