@@ -5,6 +5,7 @@
 import type { ContainerCreateOptions } from "dockerode";
 import type Docker from "dockerode";
 import type { Duplex } from "node:stream";
+import { registerWait } from "./_attach.ts";
 import { statusOf } from "./images.ts";
 
 export interface ExitState {
@@ -27,10 +28,10 @@ export interface OneShot {
 }
 
 /**
- * Creates and starts a container with stdin open; it is removed again if any step fails. The wait is registered
- * before start with condition next-exit ("not-running", the default, answers at once for a created container);
- * the container cannot exit before it reads its stdin, so the wait is in place by then. kill() also settles
- * `exited` from an inspect, in case the container stopped without the wait seeing it.
+ * Creates and starts a container with stdin open; it is removed again if any step fails. A wait on the next exit is
+ * registered before start (the default "not-running" answers at once for a created container). kill() also settles
+ * `exited` from an inspect, in case the container stopped without the wait seeing it. The attach is dockerode's:
+ * the JSON body Podman hands to stdin is harmless, as the launcher skips everything before its marker line.
  */
 export async function startOneShot(docker: Docker, options: ContainerCreateOptions): Promise<OneShot> {
   const container = await docker.createContainer(options);
@@ -40,9 +41,10 @@ export async function startOneShot(docker: Docker, options: ContainerCreateOptio
   try {
     const stdio = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as Duplex;
     stdio.on("error", () => {}); // a broken attach surfaces as a missing output end; the exit status still arrives
-    container.wait({ condition: "next-exit" }).then(
-      (r: { StatusCode?: number }) => settle(r.StatusCode ?? -1),
-      () => handle.settleFromState(),
+    const wait = await registerWait(docker, container.id);
+    wait.result.then(
+      (r) => settle(r.StatusCode ?? -1),
+      () => void handle.settleFromState(),
     );
     await container.start();
     return { ...handle, stdio, exited };
