@@ -3,6 +3,7 @@
  * 1. esbuild bundles src/cli/main.ts as ESM chunks (ink needs top-level await, so no CommonJS bundle).
  * 2. The chunks, templates/ and a manifest become SEA assets behind scripts/sea/launcher.cjs.
  * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
+ * Several builds may run at once (parallel `npm test`): each works in its own folder and renames its result in.
  */
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
@@ -13,20 +14,26 @@ import { bundle } from "./sea/bundle.mjs";
 import { assetFiles } from "./sea/assets.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const work = path.join(root, ".cache", "sea");
+const cache = path.join(root, ".cache", "sea");
+const work = path.join(cache, `build-${process.pid}`);
 const out = path.join(root, "dist", "mcpbox");
+const stamp = path.join(root, "dist", ".mcpbox.hash");
 const tmp = `${out}.${process.pid}.tmp`;
-const nodeBin = fs.realpathSync(path.join(root, "node_modules", ".bin", process.platform === "win32" ? "node.exe" : "node"));
+const nodeBin = fs.realpathSync(path.join(root, "node_modules", ".bin", "node"));
 const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const started = performance.now();
 const log = (msg) => process.stderr.write(`build: ${msg} (${Math.round(performance.now() - started)} ms)\n`);
+
+process.on("exit", () => {
+  fs.rmSync(work, { recursive: true, force: true });
+  fs.rmSync(tmp, { force: true });
+});
 
 const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
 const appDir = path.join(work, "app");
 fs.mkdirSync(work, { recursive: true });
 const { entry, files } = await bundle({ root, outdir: appDir, version }).catch(() => {
-  // esbuild has printed the errors with their places
-  process.stderr.write("build: bundling failed\n");
+  process.stderr.write("build: bundling failed\n"); // esbuild has printed the errors with their places
   process.exit(1);
 });
 log(`bundled ${files.length} chunks`);
@@ -35,14 +42,14 @@ const assets = { "mcpbox/manifest.json": path.join(work, "manifest.json") };
 for (const f of files) assets[`mcpbox/app/${f}`] = path.join(appDir, f);
 for (const key of assetFiles(root)) assets[key] = path.join(root, key);
 
-const hash = hashOf([path.join(root, "scripts/sea/launcher.cjs"), ...Object.values(assets).slice(1)], [version, nodeBin, fs.statSync(nodeBin).size, fs.statSync(nodeBin).mtimeMs]);
-const manifest = { hash, version, entry, files };
-const stamp = path.join(root, "dist", ".mcpbox.hash");
-if (fs.existsSync(out) && readOr(stamp) === hash) {
+const node = fs.statSync(nodeBin);
+const inputs = [path.join(root, "scripts/sea/launcher.cjs"), ...Object.values(assets).slice(1)];
+const hash = hashOf(inputs, [version, nodeBin, node.size, node.mtimeMs]);
+if (upToDate(hash)) {
   log(`dist/mcpbox is up to date (${hash})`);
   process.exit(0);
 }
-fs.writeFileSync(path.join(work, "manifest.json"), JSON.stringify(manifest));
+fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files }));
 
 const blob = path.join(work, "sea-prep.blob");
 const seaConfig = path.join(work, "sea-config.json");
@@ -63,16 +70,29 @@ log("wrote the SEA blob");
 fs.mkdirSync(path.dirname(out), { recursive: true });
 fs.copyFileSync(strippedNode(), tmp);
 fs.chmodSync(tmp, 0o755);
-const postject = path.join(root, "node_modules", "postject", "dist", "cli.js");
-quiet(nodeBin, [postject, tmp, "NODE_SEA_BLOB", blob, "--sentinel-fuse", FUSE]);
+quiet(nodeBin, [path.join(root, "node_modules/postject/dist/cli.js"), tmp, "NODE_SEA_BLOB", blob, "--sentinel-fuse", FUSE]);
+const written = fs.statSync(tmp);
 fs.renameSync(tmp, out);
-fs.writeFileSync(stamp, hash);
-log(`wrote dist/mcpbox ${(fs.statSync(out).size / 1e6).toFixed(1)} MB, build ${hash}`);
+fs.writeFileSync(stamp, stampOf(hash, written));
+log(`wrote dist/mcpbox ${(written.size / 1e6).toFixed(1)} MB, build ${hash}`);
+
+/** The stamp ties the input hash to this very file, so a concurrent build's binary is never taken for ours. */
+function stampOf(h, st) {
+  return `${h} ${st.ino} ${st.size} ${st.mtimeMs}`;
+}
+
+function upToDate(h) {
+  try {
+    return fs.readFileSync(stamp, "utf8") === stampOf(h, fs.statSync(out));
+  } catch {
+    return false;
+  }
+}
 
 /** Node 24 without its symbols, kept between builds (stripping takes seconds). */
 function strippedNode() {
-  const key = createHash("sha256").update(`${nodeBin}:${fs.statSync(nodeBin).size}:${fs.statSync(nodeBin).mtimeMs}`).digest("hex");
-  const cached = path.join(work, `node-${key.slice(0, 16)}`);
+  const key = createHash("sha256").update(`${nodeBin}:${node.size}:${node.mtimeMs}`).digest("hex");
+  const cached = path.join(cache, `node-${key.slice(0, 16)}`);
   if (fs.existsSync(cached)) return cached;
   const tmpNode = `${cached}.${process.pid}.tmp`;
   fs.copyFileSync(nodeBin, tmpNode);
@@ -99,15 +119,6 @@ function quiet(cmd, args) {
     execFileSync(cmd, args, { stdio: ["ignore", "pipe", "pipe"] });
   } catch (e) {
     process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}build: ${path.basename(args[0])} failed (exit ${e.status})\n`);
-    fs.rmSync(tmp, { force: true });
     process.exit(1);
-  }
-}
-
-function readOr(file) {
-  try {
-    return fs.readFileSync(file, "utf8");
-  } catch {
-    return undefined;
   }
 }
