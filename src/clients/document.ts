@@ -1,5 +1,9 @@
 /** From mcpbox's entries to a client's text: the snippet alone, or merged into the text of its existing file. */
+import { parse as parseToml } from "smol-toml";
+import { parse as parseYaml } from "yaml";
 import type { ClientDescriptor, StdioEntry } from "./types.ts";
+import { GATEWAY_ENTRY } from "./entries.ts";
+import { parseJsonc } from "./formats/json.ts";
 import { formatHandler, type Rendered } from "./formats/index.ts";
 
 export function renderEntries(client: ClientDescriptor, entries: readonly StdioEntry[]): Rendered[] {
@@ -13,4 +17,28 @@ export function snippetFor(client: ClientDescriptor, entries: readonly StdioEntr
 /** The new text of `file`; equal to `text` when the entries are already there. Throws when `text` does not parse. */
 export function mergedText(client: ClientDescriptor, text: string, entries: readonly StdioEntry[], file: string): string {
   return formatHandler(client.format).merge(client, text, renderEntries(client, entries), file);
+}
+
+/** Names of mcpbox-owned entries (`mcpbox`, `mcpbox-*`) already in the file; unreadable text gives none. */
+export function ownedNames(client: ClientDescriptor, text: string): string[] {
+  let doc: unknown;
+  try {
+    doc = parseAny(client.format, text);
+  } catch {
+    return [];
+  }
+  const servers = client.servers.path.reduce<unknown>((n, k) => (n && typeof n === "object" ? (n as Record<string, unknown>)[k] : undefined), doc);
+  const names = Array.isArray(servers)
+    ? servers.map((s: { name?: unknown }) => s?.name).filter((n): n is string => typeof n === "string")
+    : servers && typeof servers === "object"
+      ? Object.keys(servers)
+      : [];
+  return names.filter((n) => n === GATEWAY_ENTRY || n.startsWith(`${GATEWAY_ENTRY}-`));
+}
+
+function parseAny(format: ClientDescriptor["format"], text: string): unknown {
+  if (text.trim() === "") return {};
+  if (format === "toml") return parseToml(text);
+  if (format === "yaml") return parseYaml(text) as unknown;
+  return parseJsonc(text, "");
 }

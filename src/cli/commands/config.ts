@@ -9,7 +9,7 @@ import { loadConfig } from "../../config/load.ts";
 import { selfCommand } from "../../assets.ts";
 import { getClient } from "../../clients/registry.ts";
 import { buildEntries, type Entries, type Mode } from "../../clients/entries.ts";
-import { mergedText, snippetFor } from "../../clients/document.ts";
+import { mergedText, ownedNames, snippetFor } from "../../clients/document.ts";
 import { platformDirs } from "../../clients/paths.ts";
 import { readIfExists, writeIfChanged } from "../../clients/write.ts";
 import type { ClientDescriptor, StdioEntry } from "../../clients/types.ts";
@@ -32,6 +32,9 @@ export async function run(ctx: Context, clientName: string): Promise<number> {
   const before = await readIfExists(file);
   const after = mergedText(client, before ?? "", entries.entries, file);
   const result = await writeIfChanged(file, before, after);
+  const written = new Set(entries.entries.map((e) => e.name));
+  const others = ownedNames(client, after).filter((n) => !written.has(n));
+  if (others.length > 0) notes.push(`${file} also has ${others.join(", ")} from another mcpbox config or mode; remove what is stale`);
   for (const n of notes) err(`${paint.yellow("note:")} ${n}`);
   if (!result.changed) {
     err(`${paint.green("✓")} ${file} already has the mcpbox ${mode} configuration; nothing changed`);
