@@ -211,6 +211,14 @@ describe("mcpbox build", () => {
     expect(buildJson("no-ca.config.json")[0]).toMatchObject({ tag: first[0]!.tag, cached: true });
   });
 
+  it("serves a template server through the gateway (mcpbox tools)", () => {
+    const r = mcpbox(["tools", S.echo, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const { tools } = JSON.parse(r.stdout) as { tools: { server: string; name: string }[] };
+    expect(tools).toEqual([expect.objectContaining({ server: S.echo, name: `${S.echo}__echo` })]);
+    expect(r.stderr).toContain(`${first[1]!.tag} is up to date`);
+  });
+
   it("prints the rendered Dockerfile with --print and builds nothing", () => {
     const r = mcpbox(["build", S.echo, "--print"]);
     expect(r.code).toBe(0);

@@ -1,22 +1,27 @@
 /** Build events as one human line each: the plain (CI) output and the gateway's stderr. */
 import type { BuildEvent } from "./builder.ts";
 
-export function describeEvent(e: BuildEvent): string | undefined {
+export function describeEvent(e: BuildEvent, opts: { server?: boolean } = {}): string | undefined {
+  const line = describe(e);
+  return line === undefined || opts.server === false ? line : `${e.server}: ${line}`;
+}
+
+function describe(e: BuildEvent): string | undefined {
   switch (e.type) {
     case "checking":
       return undefined;
     case "cached":
-      return `${e.server}: ${e.result.tag} is up to date`;
+      return `${e.result.tag} is up to date`;
     case "building":
-      return `${e.server}: building ${e.tag}`;
+      return `building ${e.tag}`;
     case "step":
-      return `${e.server}: step ${e.step.n}/${e.step.total} ${cut(e.step.text)}`;
+      return `step ${e.step.n}/${e.step.total} ${cut(e.step.text)}`;
     case "pushing":
-      return `${e.server}: pushing ${e.ref}`;
+      return `pushing ${e.ref}`;
     case "done":
-      return `${e.server}: built ${e.result.tag} in ${e.result.seconds.toFixed(1)} s (${formatSize(e.result.size)}, user ${e.result.user})`;
+      return `built ${e.result.tag} in ${e.result.seconds.toFixed(1)} s (${formatSize(e.result.size)}, user ${e.result.user})`;
     case "failed":
-      return `${e.server}: failed: ${e.error.message}`;
+      return `failed: ${e.error.message}`;
   }
 }
 

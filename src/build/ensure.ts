@@ -9,8 +9,8 @@ import { buildServer, planFor } from "./builder.ts";
 import { describeEvent } from "./describe.ts";
 
 export interface EnsureOptions {
-  /** one human line per build event (the gateway prints them on stderr) */
-  onProgress?: (line: string) => void;
+  /** one human line per build event, without the server's name (given second; the gateway prefixes it) */
+  onProgress?: (line: string, server: string) => void;
 }
 
 /** server name → image reference to run; builtin servers are skipped. */
@@ -30,8 +30,8 @@ export async function ensureImages(
     }
     const result = await buildServer(docker, config, server, {
       onEvent: (e) => {
-        const line = describeEvent(e);
-        if (line !== undefined) opts.onProgress?.(line);
+        const line = describeEvent(e, { server: false });
+        if (line !== undefined) opts.onProgress?.(line, server.name);
       },
     });
     refs.set(server.name, result.tag);

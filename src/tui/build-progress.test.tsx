@@ -1,0 +1,34 @@
+import React from "react";
+import { render } from "ink-testing-library";
+import { describe, expect, it } from "vitest";
+import { McpboxError } from "../errors.ts";
+import { BuildProgress, BuildStore } from "./build-progress.tsx";
+
+const result = (server: string, cached: boolean) => ({
+  server,
+  image: `mcpbox/${server}`,
+  tag: `mcpbox/${server}:0123456789ab`,
+  size: 47_600_000,
+  user: "1000:1000",
+  seconds: 1,
+  cached,
+});
+
+describe("BuildProgress", () => {
+  it("shows one row per server with its state, step and elapsed seconds", () => {
+    const store = new BuildStore(["files", "echo", "bad"]);
+    store.apply({ type: "checking", server: "files" }, 1_000);
+    store.apply({ type: "building", server: "files", tag: "mcpbox/files:0123456789ab" }, 1_000);
+    store.apply({ type: "step", server: "files", step: { n: 3, total: 9, text: "RUN npm install" } }, 2_000);
+    store.apply({ type: "checking", server: "echo" }, 1_000);
+    store.apply({ type: "cached", server: "echo", result: result("echo", true) }, 1_200);
+    store.apply({ type: "checking", server: "bad" }, 1_000);
+    store.apply({ type: "failed", server: "bad", error: new McpboxError("failed", "building bad failed at step 5/17") }, 4_000);
+    const { lastFrame, unmount } = render(<BuildProgress store={store} now={() => 13_500} />);
+    const lines = lastFrame()!.split("\n");
+    expect(lines[0]).toMatch(/^files\s+building\s+Step 3\/9\s+12s mcpbox\/files:0123456789ab/);
+    expect(lines[1]).toMatch(/^echo\s+cached\s+0s mcpbox\/echo:0123456789ab/);
+    expect(lines[2]).toMatch(/^bad\s+failed\s+3s building bad failed at step 5\/17/);
+    unmount();
+  });
+});
