@@ -41,6 +41,8 @@ export async function bundle({ root, outdir, version }) {
       "react-devtools-core": path.join(root, "scripts/sea/react-devtools-core.mjs"),
       // jiti's ESM entry loads babel through a runtime createRequire that a bundle cannot follow
       jiti: path.join(root, "node_modules/jiti/lib/jiti.cjs"),
+      // jsonc-parser's main is a UMD module whose require() calls a bundle cannot follow; its ESM build bundles
+      "jsonc-parser": path.join(root, "node_modules/jsonc-parser/lib/esm/main.js"),
     },
     plugins: [missingCommands(root), cjsDynamicImports(root)],
   });
