@@ -43,7 +43,8 @@ for (const f of files) assets[`mcpbox/app/${f}`] = path.join(appDir, f);
 for (const key of assetFiles(root)) assets[key] = path.join(root, key);
 
 const node = fs.statSync(nodeBin);
-const inputs = [path.join(root, "scripts/sea/launcher.cjs"), ...Object.values(assets).slice(1)];
+const inputs = { launcher: path.join(root, "scripts/sea/launcher.cjs"), ...assets };
+delete inputs["mcpbox/manifest.json"]; // written below, from the hash
 const hash = hashOf(inputs, [version, nodeBin, node.size, node.mtimeMs]);
 if (upToDate(hash)) {
   log(`dist/mcpbox is up to date (${hash})`);
@@ -106,10 +107,11 @@ function strippedNode() {
   return cached;
 }
 
-function hashOf(paths, extra) {
+/** Hash of named files (name → path) and extra strings. */
+function hashOf(files, extra) {
   const h = createHash("sha256");
   for (const x of extra) h.update(`${x}\0`);
-  for (const p of paths) h.update(`${path.relative(root, p)}\0`).update(fs.readFileSync(p)).update("\0");
+  for (const [name, p] of Object.entries(files)) h.update(`${name}\0`).update(fs.readFileSync(p)).update("\0");
   return h.digest("hex").slice(0, 16);
 }
 
