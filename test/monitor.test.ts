@@ -10,6 +10,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { LABEL } from "../src/docker/labels.ts";
+import { GatewayEvents } from "../src/gateway/events.ts";
+import { publishGateway } from "../src/monitor/publisher.ts";
 import { ensureTestImage } from "./helpers/images.ts";
 import { connect, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 
@@ -112,6 +114,34 @@ describe("mcpbox monitor", () => {
     expect(after.restarts).toBeGreaterThanOrEqual(1);
     expect((await containerOf("files"))?.Id).not.toBe(victim!.Id);
 
+    // r restarts the selected server (the first row, everything) through the gateway's socket
+    const before = await containerOf("everything");
+    ui.keys("r");
+    await waitFor("everything restarted from the monitor", () => {
+      const r = row(ui.screen(), "everything");
+      return r && r.restarts >= 1 && r.state === "running" ? r : undefined;
+    }, 60_000);
+    expect((await containerOf("everything"))?.Id).not.toBe(before?.Id);
+
+    ui.keys("q");
+    expect(await ui.exitCode()).toBe("0");
+  });
+
+  it("picks up a gateway that starts later and marks it gone when it goes away, the others going on", async () => {
+    const ui = tmux("monitor", p.home);
+    await waitFor("the real gateway", () => row(ui.screen(), "everything")?.state === "running", 30_000);
+    const events = new GatewayEvents();
+    const info = { session: "e2efake1", pid: process.pid, configFile: "/elsewhere/sandbox.config.ts", startedAt: Date.now(), version: "test" };
+    const other = await publishGateway(events, info, { restart: async () => {} }, { home: p.home, readStats: async () => undefined });
+    try {
+      events.emit({ type: "server", at: Date.now(), server: "zeta", state: "running", restarts: 0, startedAt: Date.now(), limits: { memoryBytes: 1 << 28, cpus: 1, pids: 64 } });
+      await waitFor("the second gateway on screen", () => /2 gateways · 3 servers/.test(ui.screen()) && row(ui.screen(), "zeta")?.state === "running", 10_000);
+    } finally {
+      await other.close();
+    }
+    const screen = await waitFor("the second gateway gone", () => (/gateway e2efake1 · pid \d+ · gone/.test(ui.screen()) ? ui.screen() : undefined), 10_000);
+    expect(row(screen, "zeta")?.state).toBe("gone");
+    expect(row(screen, "everything")?.state).toBe("running");
     ui.keys("q");
     expect(await ui.exitCode()).toBe("0");
   });
