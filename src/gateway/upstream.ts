@@ -91,7 +91,8 @@ export class Upstream {
     try {
       return await client.request(request, ResultSchema, options);
     } catch (e) {
-      if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed && !options.signal?.aborted) {
+      const closed = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || client.transport === undefined;
+      if (closed && !options.signal?.aborted) {
         throw this.#downError(this.#exitText());
       }
       throw e;
