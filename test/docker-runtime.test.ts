@@ -2,16 +2,17 @@
  * The Docker runtime layer against the real engine: a real server-everything in a container started with the
  * hardened policy, reached by the real SDK client over the container's stdio; cleanup and the SIGKILL reaper.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { ServerConfig } from "../src/config/schema.ts";
 import { engine } from "../src/docker/engine.ts";
-import { removeSession, sessionContainers, spawnReaper, sweepDeadOwners } from "../src/docker/cleanup.ts";
+import { isAlive, removeSession, sessionContainers, spawnReaper, sweepDeadOwners } from "../src/docker/cleanup.ts";
 import { startServerContainer, type ServerContainer, type StartOptions } from "../src/docker/container.ts";
-import { containerOptions } from "../src/docker/policy.ts";
+import { containerOptions, dockerRunArgs } from "../src/docker/policy.ts";
 import { ensureTestImage, REPO } from "./helpers/images.ts";
 import { resolvedServer } from "./helpers/servers.ts";
 
@@ -211,6 +212,44 @@ describe("limits and hostile output", () => {
   });
 });
 
+describe("dockerRunArgs", () => {
+  it("makes the docker CLI create the same container as containerOptions", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-runargs-"));
+    const server = resolvedServer("direct", {
+      image: EVERYTHING,
+      mounts: [{ source: dir, target: "/data" }, { source: dir, target: "/out", readOnly: false }],
+      limits: { memory: "256m", cpus: 0.5, pids: 64, tmpfs: "16m" },
+      env: { MODE: "test" },
+      secrets: { API_TOKEN: { env: "HOST_TOKEN" } },
+      command: ["node", "/app/node_modules/@modelcontextprotocol/server-everything/dist/index.js"],
+      args: ["stdio"],
+    } as ServerConfig);
+    const s = session("direct");
+    const ctx = { session: s, configHash: "testhash", ownerPid: process.pid, image: EVERYTHING };
+    const api = await docker.createContainer(containerOptions(server, ctx, { API_TOKEN: "t0ken" }));
+    const argv = dockerRunArgs(server, { image: EVERYTHING, configHash: "testhash" });
+    expect(argv.slice(0, 3)).toEqual(["run", "-i", "--rm"]);
+    const at = argv.indexOf(EVERYTHING); // flags before the image, its command after
+    const cliArgs = ["create", ...argv.slice(1, at), "--label", `mcpbox.session=${s}`, ...argv.slice(at)];
+    const cliId = execFileSync("docker", cliArgs, { encoding: "utf8", env: { ...process.env, API_TOKEN: "t0ken" } }).trim();
+    const [a, b] = await Promise.all([api.inspect(), docker.getContainer(cliId).inspect()]);
+    const pick = (i: typeof a) => ({
+      User: i.Config.User, Env: [...(i.Config.Env ?? [])].sort(), // the CLI does not keep the order of -e
+      Entrypoint: i.Config.Entrypoint, Cmd: i.Config.Cmd, Tty: i.Config.Tty,
+      OpenStdin: i.Config.OpenStdin, StdinOnce: i.Config.StdinOnce, AttachStdin: i.Config.AttachStdin,
+      NetworkMode: i.HostConfig.NetworkMode, ReadonlyRootfs: i.HostConfig.ReadonlyRootfs, CapDrop: i.HostConfig.CapDrop,
+      SecurityOpt: i.HostConfig.SecurityOpt, Init: i.HostConfig.Init, Memory: i.HostConfig.Memory,
+      MemorySwap: i.HostConfig.MemorySwap, NanoCpus: i.HostConfig.NanoCpus, PidsLimit: i.HostConfig.PidsLimit,
+      Tmpfs: i.HostConfig.Tmpfs, Binds: i.HostConfig.Binds, Ulimits: i.HostConfig.Ulimits,
+    });
+    expect(pick(b)).toEqual(pick(a));
+    expect(b.Config.Env).toContain("API_TOKEN=t0ken");
+    expect(argv.join(" ")).not.toContain("t0ken");
+    await removeSession(docker, s);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
 describe("cleanup", () => {
   it("sweeps containers whose owner process is dead, and only those", async () => {
     const dead = await deadPid();
@@ -250,10 +289,11 @@ describe("cleanup", () => {
   it("a reaper started for another process removes its session after that process dies", async () => {
     const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
     const c = await start("watched", {}, { ownerPid: child.pid! });
-    spawnReaper(`${RUN}-watched`, child.pid!);
+    const reaper = spawnReaper(`${RUN}-watched`, child.pid!);
     child.kill("SIGKILL");
     const ms = await until(() => gone(c.id), 10_000);
     report("reaper-foreign-owner", { ms });
+    await until(async () => !isAlive(reaper!), 60_000); // and it exits once the session stays empty
   });
 });
 

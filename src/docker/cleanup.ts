@@ -41,14 +41,15 @@ export function isAlive(pid: number): boolean {
 }
 
 /**
- * Starts a detached watcher that removes the session's containers once ownerPid dies. A closed stdin is not enough:
- * some servers keep running while a request of theirs is pending.
+ * Starts a detached watcher that removes the session's containers once ownerPid dies, then exits (its pid is
+ * returned). A closed stdin is not enough: some servers keep running while a request of theirs is pending.
  */
-export function spawnReaper(session: string, ownerPid: number): void {
+export function spawnReaper(session: string, ownerPid: number): number | undefined {
   const [command, ...args] = reaperCommand(session, ownerPid);
   const child = spawn(command!, args, { detached: true, stdio: "ignore", env: process.env });
   child.on("error", () => {}); // no reaper: the next start still sweeps dead owners
   child.unref();
+  return child.pid;
 }
 
 /** Best effort: a container that cannot be removed now is swept at the next start. */
