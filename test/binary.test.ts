@@ -109,6 +109,16 @@ describe("the binary alone", () => {
     expect(r.stdout).toMatch(/is valid: 3 servers/);
   });
 
+  it("loads the config with Node's own type stripping inside the binary, and with jiti when asked", () => {
+    const probe = `import { x } from "./other";
+const ts: string = String(process.features.typescript);
+throw new Error(\`probe ts=\${ts} cjs=\${typeof __filename} x=\${x}\`);
+`;
+    const dir = project("probe", { "sandbox.config.ts": probe, "other.ts": "export const x: number = 1;\n" });
+    expect(run(["validate"], dir).stderr).toContain("probe ts=strip cjs=undefined x=1");
+    expect(run(["validate"], dir, { MCPBOX_CONFIG_LOADER: "jiti" }).stderr).toContain("probe ts=strip cjs=string x=1");
+  });
+
   it("scaffolds a project from its embedded templates (init), which then validates", () => {
     const dir = project("init", {});
     const init = run(["init"], dir);
