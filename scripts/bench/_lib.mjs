@@ -20,20 +20,28 @@ export function requireBinary() {
 }
 
 /**
- * Wall time of a command, in ms: `warmup` unmeasured runs, then `runs` measured ones. Throws when it fails, so a
- * broken command never shows as fast.
+ * Wall time of commands, in ms: `warmup` unmeasured rounds, then `runs` measured ones. Each round runs every command
+ * once, in turn, so a baseline and what it is compared with see the same machine load. Throws when a command fails,
+ * so a broken command never shows as fast. commands: { name: [cmd, ...args] } → { name: { median, p95, samples } }.
  */
-export function timeCommand(cmd, args, { runs = 20, warmup = 3, cwd = ROOT, env = process.env } = {}) {
-  const once = () => {
+export function timeCommands(commands, { runs = 20, warmup = 3, cwd = ROOT, env = process.env } = {}) {
+  const once = ([cmd, ...args]) => {
     const t0 = performance.now();
     const r = spawnSync(cmd, args, { cwd, env, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
     const ms = performance.now() - t0;
     if (r.status !== 0) throw new Error(`${path.basename(cmd)} ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
     return ms;
   };
-  for (let i = 0; i < warmup; i++) once();
-  const samples = Array.from({ length: runs }, once);
-  return { median: percentile(samples, 50), p95: percentile(samples, 95), samples };
+  const samples = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let round = 0; round < warmup + runs; round++) {
+    for (const [name, argv] of Object.entries(commands)) {
+      const ms = once(argv);
+      if (round >= warmup) samples[name].push(ms);
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [k, { median: percentile(v, 50), p95: percentile(v, 95), samples: v }]),
+  );
 }
 
 export function percentile(samples, p) {

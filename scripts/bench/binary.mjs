@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { NODE, requireBinary, timeCommand, timedRow } from "./_lib.mjs";
+import { NODE, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
 
 const BASELINE = "node -e 0 (Node 24, baseline)";
 
@@ -15,15 +15,15 @@ export default async function run({ runs = 20 } = {}) {
   try {
     writeConfig(dir, 20);
     const env = { ...process.env, MCPBOX_HOME: path.join(dir, ".mcpbox"), NO_COLOR: "1" };
-    const opts = { runs, cwd: dir, env };
-    const node = timeCommand(NODE, ["-e", "0"], opts);
-    const version = timeCommand(bin, ["--version"], opts);
-    const validate = timeCommand(bin, ["validate"], opts);
+    const t = timeCommands(
+      { node: [NODE, "-e", "0"], version: [bin, "--version"], validate: [bin, "validate"] },
+      { runs, cwd: dir, env },
+    );
     return [
       { measure: "size of dist/mcpbox", value: fs.statSync(bin).size / 1e6, unit: "MB" },
-      timedRow(BASELINE, node),
-      timedRow("mcpbox --version", version, { baseline: BASELINE }),
-      timedRow("mcpbox validate (20 servers)", validate, { baseline: BASELINE, goal: { below: 150 } }),
+      timedRow(BASELINE, t.node),
+      timedRow("mcpbox --version", t.version, { baseline: BASELINE }),
+      timedRow("mcpbox validate (20 servers)", t.validate, { baseline: BASELINE, goal: { below: 150 } }),
     ];
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
