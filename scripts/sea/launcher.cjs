@@ -104,19 +104,25 @@ function enableCompileCache(dir) {
   }
 }
 
-let dir;
-try {
-  dir = programDir();
-  enableCompileCache(dir);
-} catch (e) {
-  process.stderr.write(
-    `error: mcpbox cannot unpack itself: ${e && e.message ? e.message : String(e)}\n` +
-      "hint: set MCPBOX_HOME to a writable folder\n",
-  );
-  process.exit(3);
+// `mcpbox --version` needs none of the program (same value as __MCPBOX_VERSION__, both from package.json)
+if (process.argv.length === 3 && process.argv[2] === "--version") process.stdout.write(`${manifest.version}\n`);
+else start();
+
+function start() {
+  let dir;
+  try {
+    dir = programDir();
+    enableCompileCache(dir);
+  } catch (e) {
+    process.stderr.write(
+      `error: mcpbox cannot unpack itself: ${e && e.message ? e.message : String(e)}\n` +
+        "hint: set MCPBOX_HOME to a writable folder\n",
+    );
+    process.exit(3);
+  }
+  import(pathToFileURL(path.join(dir, manifest.entry)).href).catch((e) => {
+    process.stderr.write(`internal error: mcpbox failed to start: ${e && e.message ? e.message : String(e)}\n`);
+    if (process.env.MCPBOX_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
+    process.exit(70);
+  });
 }
-import(pathToFileURL(path.join(dir, manifest.entry)).href).catch((e) => {
-  process.stderr.write(`internal error: mcpbox failed to start: ${e && e.message ? e.message : String(e)}\n`);
-  if (process.env.MCPBOX_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
-  process.exit(70);
-});
