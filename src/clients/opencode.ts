@@ -23,7 +23,7 @@ export const opencode: ClientDescriptor = {
     compact({ type: "local", command: [e.command, ...e.args], enabled: true, environment: envMap(e, envRef) }),
   read: (raw): ForeignEntry => {
     const common = readCommon(raw);
-    if (raw.type === "remote") return { ...common, remote: "remote" };
+    if (raw.type === "remote") return { ...common, remote: common.remote ?? "remote" };
     const [command, ...args] = strings(raw.command);
     return { ...common, command, args, env: stringMap(raw.environment) };
   },

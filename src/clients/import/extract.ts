@@ -26,9 +26,14 @@ const KEYS: Array<[string, Reader]> = [
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-export function extractEntries(doc: unknown, client: ClientDescriptor | undefined): FoundEntry[] {
+export function extractEntries(doc: unknown, client: ClientDescriptor | undefined, cwd?: string): FoundEntry[] {
   if (!isObject(doc)) return [];
   const found: FoundEntry[] = [];
+  // Claude Code keeps "local scope" servers per project folder in ~/.claude.json
+  const projects = doc.projects;
+  if (cwd && isObject(projects) && isObject(projects[cwd]) && isObject(projects[cwd].mcpServers)) {
+    for (const [name, item] of Object.entries(projects[cwd].mcpServers)) if (isObject(item)) found.push({ name, entry: readCommon(item) });
+  }
   const keys = client ? KEYS.filter(([k]) => k === client.servers.path[0]) : KEYS;
   for (const [key, reader] of keys.length > 0 ? keys : KEYS) {
     let value = doc[key];

@@ -5,6 +5,7 @@ import { convertDockerRun, parseRunArgs } from "./docker-run.ts";
 import { redactedCommand, splitEnv } from "./secrets.ts";
 import { literal } from "./emit.ts";
 import { uniqueName } from "./index.ts";
+import { extractEntries } from "./extract.ts";
 import type { ImportEnv } from "./types.ts";
 
 const existing = new Set(["/home/me/projects", "/home/me/projects/notes", "/home/me/data/app.db", "/srv/data", "/var/run/docker.sock", "/home/me"]);
@@ -144,5 +145,29 @@ describe("output", () => {
       "server",
       "x".repeat(44),
     ]);
+  });
+});
+
+describe("reading every client's shape", () => {
+  it("finds entries under each client's key", () => {
+    const names = (doc: unknown) => extractEntries(doc, undefined).map((f) => [f.name, f.entry.command, f.entry.args, f.entry.env, f.entry.remote]);
+    expect(names({ mcp: { a: { type: "local", command: ["npx", "-y", "p"], environment: { K: "v" } }, r: { type: "remote", url: "u" } } })).toEqual([
+      ["a", "npx", ["-y", "p"], { K: "v" }, undefined],
+      ["r", undefined, [], {}, "u"],
+    ]);
+    expect(names({ extensions: { g: { cmd: "uvx", args: ["x"], envs: { A: "1" }, type: "stdio" }, dev: { type: "builtin", name: "developer" } } })).toEqual([
+      ["g", "uvx", ["x"], { A: "1" }, undefined],
+      ["dev", undefined, [], {}, "goose builtin"],
+    ]);
+    expect(names({ context_servers: { z: { command: { path: "npx", args: ["p"], env: {} } } } })).toEqual([["z", "npx", ["p"], {}, undefined]]);
+    expect(names({ mcpServers: [{ name: "c", command: "npx", args: ["p"] }] })).toEqual([["c", "npx", ["p"], {}, undefined]]);
+    expect(names({ mcp_servers: { x: { command: "uvx", args: ["p"] } } })).toEqual([["x", "uvx", ["p"], {}, undefined]]);
+    expect(names({ mcp: { servers: { v: { type: "stdio", command: "npx", args: [] } } } })).toEqual([["v", "npx", [], {}, undefined]]);
+  });
+
+  it("reads Claude Code's per-project servers for the working folder", () => {
+    const doc = { mcpServers: { u: { command: "npx", args: ["a"] } }, projects: { "/w": { mcpServers: { p: { command: "npx", args: ["b"] } } } } };
+    expect(extractEntries(doc, undefined, "/w").map((f) => f.name)).toEqual(["p", "u"]);
+    expect(extractEntries(doc, undefined, "/other").map((f) => f.name)).toEqual(["u"]);
   });
 });

@@ -33,7 +33,7 @@ export async function convertClientConfig(from: string, opts: ConvertOptions): P
   const located = locate(from, opts);
   const doc = readDocument(located);
   const env = importEnv(opts.home ?? os.homedir());
-  const found = extractEntries(doc, located.client);
+  const found = extractEntries(doc, located.client, opts.cwd);
   if (found.length === 0) {
     throw new McpboxError("config", `${located.file} has no MCP servers to convert`, {
       hint: "run `mcpbox init` without --from for a commented starting point",
