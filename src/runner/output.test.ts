@@ -33,3 +33,29 @@ describe("OutputCollector", () => {
     expect(c.stderr).toEqual({ text: "short", bytes: 5, truncated: false });
   });
 });
+
+describe("the exit trailer", () => {
+  const trailer = (nonce: string, code: number) => `\0MCPBOX-EXIT:${nonce}:${code}\0`;
+
+  it("reads the status and keeps the trailer out of stderr", () => {
+    const c = new OutputCollector(100, "00ff");
+    const all = Buffer.concat([frame(1, "out"), frame(2, "warn\n" + trailer("00ff", 3))]);
+    for (let i = 0; i < all.length; i += 5) c.push(all.subarray(i, i + 5));
+    expect(c.exitStatus).toBe(3);
+    expect(c.stderr).toEqual({ text: "warn\n", bytes: 5, truncated: false });
+  });
+
+  it("ignores a trailer with another nonce or on stdout", () => {
+    const c = new OutputCollector(100, "00ff");
+    c.push(Buffer.concat([frame(1, trailer("00ff", 0)), frame(2, trailer("1234", 0))]));
+    expect(c.exitStatus).toBeUndefined();
+  });
+
+  it("finds the trailer after stderr was cut", () => {
+    const c = new OutputCollector(4, "ab");
+    c.push(frame(2, "x".repeat(1000)));
+    c.push(frame(2, trailer("ab", 0)));
+    expect(c.exitStatus).toBe(0);
+    expect(c.stderr).toEqual({ text: "xxxx", bytes: 1000, truncated: true });
+  });
+});

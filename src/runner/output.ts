@@ -1,9 +1,11 @@
 /**
  * Reads Docker's multiplexed attach stream (8-byte frame headers: stream type, 0, 0, 0, big-endian length) into
  * stdout and stderr, each kept up to a cap. Bytes beyond the cap are counted and dropped, so memory stays bounded
- * whatever a program prints. Pure: fed with chunks as they arrive.
+ * whatever a program prints. It also spots the launcher's exit trailer (`\0MCPBOX-EXIT:<nonce>:<status>\0`, the last
+ * bytes on stderr; see templates/runner/run.py) and keeps it out of stderr. Pure: fed with chunks as they arrive.
  */
 const HEADER = 8;
+const TAIL = 64;
 
 export interface CappedText {
   readonly text: string;
@@ -31,6 +33,20 @@ class Capped {
     this.#kept += part.length;
   }
 
+  /** Forgets the last n bytes (the trailer, which is always last). */
+  dropLast(n: number): void {
+    this.bytes -= n;
+    let extra = this.#kept - this.bytes;
+    while (extra > 0) {
+      const last = this.#chunks.at(-1)!;
+      const cut = Math.min(extra, last.length);
+      if (cut === last.length) this.#chunks.pop();
+      else this.#chunks[this.#chunks.length - 1] = last.subarray(0, last.length - cut);
+      this.#kept -= cut;
+      extra -= cut;
+    }
+  }
+
   result(): CappedText {
     const text = new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(this.#chunks));
     return { text, bytes: this.bytes, truncated: this.bytes > this.#kept };
@@ -42,9 +58,14 @@ export class OutputCollector {
   #pending: Buffer = Buffer.alloc(0);
   /** stream index and bytes left of the frame being read, or undefined between frames */
   #frame: { stream: number; left: number } | undefined;
+  readonly #trailer: RegExp | undefined;
+  #stderrTail = "";
+  /** the exit status the launcher reported, once its trailer arrived */
+  exitStatus: number | undefined;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, nonce?: string) {
     this.#streams = [new Capped(maxBytes), new Capped(maxBytes)];
+    this.#trailer = nonce === undefined ? undefined : new RegExp(`\0MCPBOX-EXIT:${nonce}:(\\d{1,3})\0$`);
   }
 
   push(chunk: Buffer): void {
@@ -62,10 +83,20 @@ export class OutputCollector {
       }
       const take = Math.min(this.#frame.left, data.length);
       this.#streams[this.#frame.stream]!.push(data.subarray(0, take));
+      if (this.#frame.stream === 1) this.#watchStderr(data.subarray(0, take));
       this.#frame.left -= take;
       data = data.subarray(take);
       if (this.#frame.left === 0) this.#frame = undefined;
     }
+  }
+
+  #watchStderr(part: Buffer): void {
+    if (!this.#trailer || this.exitStatus !== undefined) return;
+    this.#stderrTail = (this.#stderrTail + part.toString("latin1")).slice(-TAIL);
+    const m = this.#trailer.exec(this.#stderrTail);
+    if (!m) return;
+    this.exitStatus = Number(m[1]);
+    this.#streams[1]!.dropLast(m[0].length);
   }
 
   get stdout(): CappedText {

@@ -27,8 +27,8 @@ describe("run_code arguments", () => {
   });
 
   it("frames the request after a marker line", () => {
-    const text = requestPayload({ language: "bash", code: "echo hi" }).toString();
+    const text = requestPayload({ language: "bash", code: "echo hi" }, "ab12").toString();
     expect(text.startsWith("\nMCPBOX-RUN-1\n")).toBe(true);
-    expect(JSON.parse(text.split("\n")[2]!)).toEqual({ language: "bash", code: "echo hi", stdin: "", files: {} });
+    expect(JSON.parse(text.split("\n")[2]!)).toEqual({ nonce: "ab12", language: "bash", code: "echo hi", stdin: "", files: {} });
   });
 });

@@ -74,8 +74,8 @@ function isRelativeInside(name: string): boolean {
   return norm !== "." && !norm.startsWith("../") && norm !== ".." && !norm.endsWith("/");
 }
 
-/** What the launcher in the container reads from stdin. */
-export function requestPayload(req: RunRequest): Buffer {
-  const body = { language: req.language, code: req.code, stdin: req.stdin ?? "", files: req.files ?? {} };
+/** What the launcher in the container reads from stdin; `nonce` marks its exit trailer (hex). */
+export function requestPayload(req: RunRequest, nonce: string): Buffer {
+  const body = { nonce, language: req.language, code: req.code, stdin: req.stdin ?? "", files: req.files ?? {} };
   return Buffer.from(MARKER + JSON.stringify(body), "utf8");
 }

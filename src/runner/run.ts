@@ -1,7 +1,10 @@
 /**
  * One run in a started container: send the request on stdin, collect capped output, kill at the wall-clock timeout
- * or on cancellation, then read the exit state. The caller removes the container afterwards, whatever happened.
+ * or on cancellation. The answer comes as soon as the launcher's exit trailer arrives; without one (the program was
+ * killed, or the launcher failed) the exit state and OOM flag are read from the engine once the container stopped.
+ * The caller removes the container afterwards, whatever happened.
  */
+import { randomBytes } from "node:crypto";
 import type { OneShot } from "../docker/run-once.ts";
 import { OutputCollector } from "./output.ts";
 import { requestPayload, type RunRequest } from "./request.ts";
@@ -30,9 +33,15 @@ export interface RunOptions {
 const DRAIN_MS = 2000;
 
 export async function runIn(shot: OneShot, req: RunRequest, opts: RunOptions): Promise<RunResult> {
-  const output = new OutputCollector(opts.maxOutputBytes);
+  const nonce = randomBytes(8).toString("hex");
+  const output = new OutputCollector(opts.maxOutputBytes, nonce);
+  let reported!: () => void;
+  const trailer = new Promise<"trailer">((resolve) => (reported = () => resolve("trailer")));
   const outputEnded = new Promise<void>((resolve) => {
-    shot.stdio.on("data", (chunk: Buffer) => output.push(chunk));
+    shot.stdio.on("data", (chunk: Buffer) => {
+      output.push(chunk);
+      if (output.exitStatus !== undefined) reported();
+    });
     shot.stdio.once("end", resolve);
     shot.stdio.once("close", resolve);
     shot.stdio.once("error", () => resolve());
@@ -49,17 +58,18 @@ export async function runIn(shot: OneShot, req: RunRequest, opts: RunOptions): P
   const onAbort = () => stop("cancel");
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
+  let how: "trailer" | "exit";
   try {
-    shot.stdio.end(requestPayload(req));
-    await shot.exited;
+    shot.stdio.end(requestPayload(req, nonce));
+    how = await Promise.race([trailer, shot.exited.then(() => "exit" as const)]);
   } finally {
     clearTimeout(timer);
     opts.signal?.removeEventListener("abort", onAbort);
   }
   const durationMs = Math.round(performance.now() - started);
-  await Promise.race([outputEnded, delay(DRAIN_MS)]);
+  if (how === "exit") await Promise.race([outputEnded, delay(DRAIN_MS)]);
   shot.stdio.destroy();
-  const state = await shot.state();
+  const state = how === "trailer" && !timedOut && !cancelled ? { exitCode: output.exitStatus!, oomKilled: false } : await shot.state();
   const stdout = output.stdout;
   const stderr = output.stderr;
   return {

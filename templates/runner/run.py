@@ -1,6 +1,8 @@
 # The code runner's launcher (the container's entrypoint). It waits for one request on stdin: a marker line, then JSON
-# {language, code, stdin?, files?}. It writes the files and the code under /work (a fresh tmpfs), then replaces itself
-# with the interpreter, so the exit status is the program's own. The code never appears in any process's argv.
+# {nonce, language, code, stdin?, files?}. It writes the files and the code under /work (a fresh tmpfs), runs the
+# interpreter as its child and, when that exits normally, writes a trailer \0MCPBOX-EXIT:<nonce>:<status>\0 on stderr
+# so mcpbox can answer without waiting for the engine to notice the exit (a program killed by a signal gets no trailer:
+# mcpbox then reads the exit and the OOM flag from the engine). The code never appears in any process's argv.
 import json
 import os
 import sys
@@ -40,13 +42,28 @@ def main():
             f.write(request.get("stdin") or "")
     except OSError as e:
         fail("could not write the files: " + str(e))
-    fd = os.open(stdin_path, os.O_RDONLY)
-    os.dup2(fd, 0)
-    os.close(fd)
-    os.unlink(stdin_path)
     os.chdir(WORK)
-    sys.stdout.flush()
-    os.execvp(command, [command, name])
+    pid = os.fork()
+    if pid == 0:
+        run_child(stdin_path, command, name)
+    _, status = os.waitpid(pid, 0)
+    if not os.WIFEXITED(status):
+        return 128 + os.WTERMSIG(status)
+    code = os.WEXITSTATUS(status)
+    os.write(2, b"\0MCPBOX-EXIT:" + request["nonce"].encode("ascii") + b":" + str(code).encode("ascii") + b"\0")
+    return code
+
+
+def run_child(stdin_path, command, name):
+    try:
+        fd = os.open(stdin_path, os.O_RDONLY)
+        os.dup2(fd, 0)
+        os.close(fd)
+        os.unlink(stdin_path)
+        os.execvp(command, [command, name])
+    except OSError as e:
+        os.write(2, ("mcpbox: could not start " + command + ": " + str(e) + "\n").encode())
+    os._exit(127)
 
 
 sys.exit(main())
