@@ -161,7 +161,7 @@ describe("unpacking", () => {
     const mcpboxHome = path.join(tmp, "race-home");
     const start = () =>
       new Promise<number | null>((resolve) => {
-        const child = spawn(bin, ["--version"], { env: env({ MCPBOX_HOME: mcpboxHome }), stdio: "ignore" });
+        const child = spawn(bin, ["--help"], { env: env({ MCPBOX_HOME: mcpboxHome }), stdio: "ignore" });
         child.on("close", resolve);
       });
     expect(await Promise.all([start(), start(), start()])).toEqual([0, 0, 0]);
@@ -172,7 +172,7 @@ describe("unpacking", () => {
 
   it("unpacks again when a chunk of an unpacked build was deleted", () => {
     const mcpboxHome = path.join(tmp, "damaged-home");
-    expect(run(["--version"], tmp, { MCPBOX_HOME: mcpboxHome }).code).toBe(0);
+    expect(run(["--help"], tmp, { MCPBOX_HOME: mcpboxHome }).code).toBe(0);
     const [hash] = fs.readdirSync(path.join(mcpboxHome, "cache", "bin"));
     const chunks = path.join(mcpboxHome, "cache", "bin", hash!, "chunks");
     for (const f of fs.readdirSync(chunks)) fs.rmSync(path.join(chunks, f));
@@ -186,7 +186,7 @@ describe("unpacking", () => {
   it("falls back to the temp folder when MCPBOX_HOME cannot be written", () => {
     const blocker = path.join(tmp, "not-a-folder");
     fs.writeFileSync(blocker, "");
-    const r = run(["--version"], tmp, { MCPBOX_HOME: path.join(blocker, "home") });
+    const r = run(["--help"], tmp, { MCPBOX_HOME: path.join(blocker, "home") });
     expect(r.code).toBe(0);
     expect(fs.readdirSync(path.join(tmp, `mcpbox-${process.getuid!()}`, "cache", "bin"))).toHaveLength(1);
   });
