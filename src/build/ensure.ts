@@ -4,9 +4,9 @@
  */
 import type { Docker } from "../docker/engine.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { McpboxError } from "../errors.ts";
 import { buildServer, planFor } from "./builder.ts";
 import { describeEvent } from "./describe.ts";
+import { pick } from "./select.ts";
 
 export interface EnsureOptions {
   /** one human line per build event, without the server's name (given second; the gateway prefixes it) */
@@ -45,15 +45,4 @@ export async function imageRefFor(docker: Docker, config: ResolvedConfig, server
   if (src.kind === "image") return src.image;
   if (src.kind === "builtin") return undefined;
   return (await planFor(docker, config, server)).tag;
-}
-
-/** The named servers (all when none are named), in config order; an unknown name is a usage error. */
-export function pick(config: ResolvedConfig, names: readonly string[]): ResolvedServer[] {
-  const unknown = names.filter((n) => !config.servers.some((s) => s.name === n));
-  if (unknown.length > 0) {
-    throw new McpboxError("usage", `no server named ${unknown.join(", ")} in the config`, {
-      hint: `servers: ${config.servers.map((s) => s.name).join(", ") || "(none)"}`,
-    });
-  }
-  return names.length === 0 ? [...config.servers] : config.servers.filter((s) => names.includes(s.name));
 }

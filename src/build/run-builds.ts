@@ -9,8 +9,6 @@ import { buildServer, type BuildOptions, type BuildResult } from "./builder.ts";
 
 export type BuildOutcome = BuildResult | { server: string; error: string };
 
-export const isBuildable = (s: ResolvedServer) => s.source.kind === "template" || s.source.kind === "build";
-
 export async function runBuilds(
   docker: Docker,
   config: ResolvedConfig,

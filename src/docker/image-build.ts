@@ -3,7 +3,6 @@
  * tag, pull, push and remove images. What the stream means is read by src/build/steps.ts.
  */
 import type Docker from "dockerode";
-import tar from "tar-stream";
 import { messageOf } from "../errors.ts";
 import { engineError } from "./engine.ts";
 
@@ -53,7 +52,7 @@ export async function inspectImage(docker: Docker, ref: string): Promise<ImageIn
 /** Builds; resolves when the stream ends (a failed step arrives as a message with `error`, not as a rejection). */
 export async function buildImage(docker: Docker, req: BuildRequest, onMessage: (m: StreamMessage) => void): Promise<void> {
   const stream = await docker
-    .buildImage(packContext(req.files), {
+    .buildImage(await packContext(req.files), {
       t: req.tag,
       dockerfile: req.dockerfile,
       labels: req.labels,
@@ -104,7 +103,8 @@ export async function danglingImageIds(docker: Docker): Promise<Set<string>> {
   return new Set(list.map((i) => i.Id.replace(/^sha256:/, "").slice(0, 12)));
 }
 
-function packContext(files: readonly ContextEntry[]): NodeJS.ReadableStream {
+async function packContext(files: readonly ContextEntry[]): Promise<NodeJS.ReadableStream> {
+  const { default: tar } = await import("tar-stream"); // only a build needs it, not a no-op
   const pack = tar.pack();
   for (const f of files) pack.entry({ name: f.name, mode: f.mode, size: f.data.length, mtime: new Date(0) }, f.data);
   pack.finalize();

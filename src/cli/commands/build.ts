@@ -8,12 +8,10 @@ import type { Context } from "../context.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { ResolvedConfig, ResolvedServer } from "../../config/resolve.ts";
 import { McpboxError } from "../../errors.ts";
-import { connectEngine, engine } from "../../docker/engine.ts";
-import { pick } from "../../build/ensure.ts";
+import { pick } from "../../build/select.ts";
 import { planBuild } from "../../build/plan.ts";
-import { isBuildable, runBuilds } from "../../build/run-builds.ts";
 import { describeEvent } from "../../build/describe.ts";
-import { registryOf, type BuildEvent } from "../../build/builder.ts";
+import type { BuildEvent } from "../../build/builder.ts";
 import { err, out, printJson } from "../output.ts";
 
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
@@ -21,6 +19,12 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const servers = buildable(config, names);
   const caCert = caCertOption(ctx);
   if (ctx.options.print) return printDockerfiles(config, servers, caCert);
+  // the engine client is loaded only when something talks to the engine (--print does not)
+  const [{ connectEngine, engine }, { registryOf }, { runBuilds }] = await Promise.all([
+    import("../../docker/engine.ts"),
+    import("../../build/builder.ts"),
+    import("../../build/run-builds.ts"),
+  ]);
   if (ctx.options.push) registryOf(config);
   const docker = engine();
   await connectEngine(docker);
@@ -37,6 +41,8 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   if (servers.length === 0 && !ctx.options.json) err("nothing to build: no template or build servers selected");
   return 0;
 }
+
+const isBuildable = (s: ResolvedServer) => s.source.kind === "template" || s.source.kind === "build";
 
 function buildable(config: ResolvedConfig, names: string[]): ResolvedServer[] {
   const chosen = pick(config, names);
