@@ -33,7 +33,8 @@ ensure_packages() {
   # a third-party list that cannot be fetched must not stop the install from Debian's mirror
   "${apt[@]}" update || { note "apt-get update failed: retrying once"; sleep 5; "${apt[@]}" update || note "apt-get update failed again: installing anyway"; }
   # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y --no-install-recommends $missing </dev/null
+  # with Recommends, as measured here: docker.io then brings apparmor, cgroupfs-mount and friends
+  DEBIAN_FRONTEND=noninteractive "${apt[@]}" install -y $missing </dev/null
 }
 
 # True when the engine answers.
