@@ -2,7 +2,17 @@
  * JSON and JSONC files, edited in place with jsonc-parser's modify/applyEdits: comments, key order, other servers
  * and unknown keys stay byte for byte; only the mcpbox entries change.
  */
-import { applyEdits, format, modify, parse, printParseErrorCode, type FormattingOptions, type ParseError } from "jsonc-parser";
+import {
+  applyEdits,
+  findNodeAtLocation,
+  format,
+  modify,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  type FormattingOptions,
+  type ParseError,
+} from "jsonc-parser";
 import type { ClientDescriptor } from "../types.ts";
 import {
   freshDocument,
@@ -34,7 +44,9 @@ function mergeJson(client: ClientDescriptor, text: string, entries: readonly Ren
   for (const { name, value } of entries) {
     const existing = isPlainObject(container) ? container[name] : undefined;
     if (sameValue(existing, value)) continue;
-    out = insert(out, [...client.servers.path, name], value, formattingOptions);
+    out =
+      (existing === undefined ? appendProperty(out, client.servers.path, name, value, formattingOptions) : undefined) ??
+      insert(out, [...client.servers.path, name], value, formattingOptions);
   }
   return out;
 }
@@ -49,6 +61,29 @@ function insert(text: string, at: string[], value: unknown, options: FormattingO
   const inserted = applyEdits(text, [edit]);
   const range = { offset: edit.offset, length: edit.content.length };
   return applyEdits(inserted, format(inserted, range, { ...options, keepLines: false }));
+}
+
+/**
+ * A new entry goes on its own lines after the container's last property (after its comma and trailing comment), so
+ * a comment stays with the line it was written on. Undefined when the layout is not one property per line.
+ */
+function appendProperty(text: string, at: string[], name: string, value: unknown, o: FormattingOptions): string | undefined {
+  const container = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true })!, at);
+  const last = container?.type === "object" ? container.children?.at(-1) : undefined;
+  if (!last) return undefined;
+  const lastEnd = last.offset + last.length;
+  const lineStart = text.lastIndexOf("\n", last.offset) + 1;
+  let lineEnd = text.indexOf("\n", lastEnd);
+  if (lineEnd < 0) lineEnd = text.length;
+  if (text[lineEnd - 1] === "\r") lineEnd--;
+  const tail = /^(\s*)(,?)([ \t]*(\/\/.*)?)$/.exec(text.slice(lastEnd, lineEnd));
+  const indent = text.slice(lineStart, last.offset);
+  if (!tail || indent.trim() !== "") return undefined;
+  const eol = o.eol ?? "\n";
+  const unit = o.insertSpaces ? " ".repeat(o.tabSize ?? 2) : "\t";
+  const body = JSON.stringify(value, null, unit).split("\n").join(eol + indent);
+  const comma = tail[2] ? "" : ",";
+  return `${text.slice(0, lastEnd)}${comma}${text.slice(lastEnd, lineEnd)}${eol}${indent}${JSON.stringify(name)}: ${body}${text.slice(lineEnd)}`;
 }
 
 export function parseJsonc(text: string, file: string): unknown {
