@@ -67,8 +67,11 @@ describe("a server container", () => {
   let client: Client;
 
   beforeAll(async () => {
+    const t0 = performance.now();
     c = await start("everything");
+    const started = performance.now();
     client = await connect(c);
+    report("cold-start", { startMs: Math.round(started - t0), initializedMs: Math.round(performance.now() - t0) });
   });
 
   afterAll(async () => {
@@ -212,6 +215,24 @@ describe("limits and hostile output", () => {
   });
 });
 
+describe("failures", () => {
+  it("says which image is missing and leaves nothing behind", async () => {
+    const server = resolvedServer("missing", { image: "mcpbox-test/does-not-exist:1" });
+    const s = session("missing");
+    const options = containerOptions(server, { session: s, configHash: "h", ownerPid: process.pid, image: "mcpbox-test/does-not-exist:1" }, {});
+    await expect(startServerContainer(docker, options)).rejects.toThrow(/image mcpbox-test\/does-not-exist:1 not found for server missing/);
+    expect(await sessionContainers(docker, s)).toEqual([]);
+  });
+
+  it("reports a command that does not exist as an exit (the init process runs it) and removes the container", async () => {
+    const c = await start("badcmd", { command: ["/no/such/binary"] });
+    await c.transport.start();
+    expect((await c.exited).exitCode).toBe(127);
+    expect(c.recentStderr().join("\n")).toMatch(/no\/such\/binary/);
+    expect(await sessionContainers(docker, `${RUN}-badcmd`)).toEqual([]);
+  });
+});
+
 describe("dockerRunArgs", () => {
   it("makes the docker CLI create the same container as containerOptions", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-runargs-"));
@@ -234,13 +255,13 @@ describe("dockerRunArgs", () => {
     const cliId = execFileSync("docker", cliArgs, { encoding: "utf8", env: { ...process.env, API_TOKEN: "t0ken" } }).trim();
     const [a, b] = await Promise.all([api.inspect(), docker.getContainer(cliId).inspect()]);
     const pick = (i: typeof a) => ({
-      User: i.Config.User, Env: [...(i.Config.Env ?? [])].sort(), // the CLI does not keep the order of -e
+      User: i.Config.User, Env: [...(i.Config.Env ?? [])].sort(), // the CLI keeps the order of neither -e nor -v
       Entrypoint: i.Config.Entrypoint, Cmd: i.Config.Cmd, Tty: i.Config.Tty,
       OpenStdin: i.Config.OpenStdin, StdinOnce: i.Config.StdinOnce, AttachStdin: i.Config.AttachStdin,
       NetworkMode: i.HostConfig.NetworkMode, ReadonlyRootfs: i.HostConfig.ReadonlyRootfs, CapDrop: i.HostConfig.CapDrop,
       SecurityOpt: i.HostConfig.SecurityOpt, Init: i.HostConfig.Init, Memory: i.HostConfig.Memory,
       MemorySwap: i.HostConfig.MemorySwap, NanoCpus: i.HostConfig.NanoCpus, PidsLimit: i.HostConfig.PidsLimit,
-      Tmpfs: i.HostConfig.Tmpfs, Binds: i.HostConfig.Binds, Ulimits: i.HostConfig.Ulimits,
+      Tmpfs: i.HostConfig.Tmpfs, Binds: [...(i.HostConfig.Binds ?? [])].sort(), Ulimits: i.HostConfig.Ulimits,
     });
     expect(pick(b)).toEqual(pick(a));
     expect(b.Config.Env).toContain("API_TOKEN=t0ken");

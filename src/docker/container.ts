@@ -7,7 +7,7 @@ import type Docker from "dockerode";
 import type { ContainerCreateOptions } from "dockerode";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpboxError, messageOf } from "../errors.ts";
-import { attachStdio, registerWait } from "./_attach.ts";
+import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "./_attach.ts";
 import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
 import { LABEL } from "./labels.ts";
 import { LineSplitter } from "./line-splitter.ts";
@@ -49,30 +49,33 @@ export async function startServerContainer(
   start: StartOptions = {},
 ): Promise<ServerContainer> {
   const id = await createContainer(docker, options);
-  const container = docker.getContainer(id);
+  let stdio: AttachedStdio | undefined;
+  let wait: { result: Promise<WaitResult> } | undefined;
   try {
-    const stdio = await attachStdio(docker, id);
-    const wait = await registerWait(docker, id);
-    await container.start();
-    const exited = wait.result
-      .then((r) => r.StatusCode, () => pollExit(docker, id))
-      .then((code) => finish(docker, id, code));
-    const transport = new ContainerStdioTransport(stdio.stdin, stdio.stdout, start);
-    const stderr = stderrFeed(stdio.stderr);
-    let stopping: Promise<void> | undefined;
-    return {
-      id,
-      name: options.name,
-      transport,
-      onStderr: stderr.subscribe,
-      recentStderr: stderr.recent,
-      exited,
-      stop: (timeoutMs = DEFAULT_STOP_MS) => (stopping ??= stopContainer(docker, id, exited, timeoutMs)),
-    };
+    stdio = await attachStdio(docker, id);
+    wait = await registerWait(docker, id);
+    await docker.getContainer(id).start();
   } catch (e) {
+    wait?.result.catch(() => {});
+    stdio?.stdin.destroy();
     await removeContainer(docker, id).catch(() => {});
     throw new McpboxError("failed", `could not start the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
   }
+  const exited = wait.result
+    .then((r) => r.StatusCode, () => pollExit(docker, id))
+    .then((code) => finish(docker, id, code));
+  const transport = new ContainerStdioTransport(stdio.stdin, stdio.stdout, start);
+  const stderr = stderrFeed(stdio.stderr);
+  let stopping: Promise<void> | undefined;
+  return {
+    id,
+    name: options.name,
+    transport,
+    onStderr: stderr.subscribe,
+    recentStderr: stderr.recent,
+    exited,
+    stop: (timeoutMs = DEFAULT_STOP_MS) => (stopping ??= stopContainer(docker, id, exited, timeoutMs)),
+  };
 }
 
 /** Creates the container; a leftover of the same name from this session (a restart racing a removal) is replaced. */
