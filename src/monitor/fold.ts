@@ -1,6 +1,6 @@
 /** One gateway's part of the monitor state: folds its protocol messages; apply() says whether anything changed. */
 import type { GatewayInfo, ServerState } from "../gateway/events.ts";
-import type { CallEvent, GatewayMessage, GuardEvent, ServerSnapshot } from "./protocol.ts";
+import { oomKilledContainer, type CallEvent, type GatewayMessage, type GuardEvent, type ServerSnapshot } from "./protocol.ts";
 import { Latency } from "./latency.ts";
 import { Ring } from "./ring.ts";
 
@@ -70,6 +70,7 @@ export class GatewayFold {
       case "server": {
         const row = this.#server(m.server);
         if (row.containerId !== m.containerId) Object.assign(row, { cpuPercent: undefined, memoryBytes: undefined, pids: undefined });
+        countOom(row, oomKilledContainer(m, row.containerId));
         // the last failure stays visible while the server retries
         const error = m.error ?? (m.state === "running" || m.state === "idle" ? undefined : row.error);
         Object.assign(row, { state: m.state, containerId: m.containerId, restarts: m.restarts, startedAt: m.startedAt, limits: m.limits, error });
@@ -93,10 +94,10 @@ export class GatewayFold {
 
   #stats(m: Extract<GatewayMessage, { type: "stats" }>): boolean {
     const row = this.#server(m.server);
-    const oomKills = m.oomKilled && row.containerId && !row.oomContainers.has(row.containerId) ? row.oomKills + 1 : row.oomKills;
-    if (m.oomKilled && row.containerId) row.oomContainers.add(row.containerId);
-    const next = { cpuPercent: round(m.cpuPercent), memoryBytes: m.memoryBytes, memoryLimitBytes: m.memoryLimitBytes, pids: m.pids, oomKills };
-    const changed = (Object.keys(next) as (keyof typeof next)[]).some((k) => row[k] !== next[k]);
+    const oomBefore = row.oomKills;
+    countOom(row, oomKilledContainer(m, row.containerId));
+    const next = { cpuPercent: round(m.cpuPercent), memoryBytes: m.memoryBytes, memoryLimitBytes: m.memoryLimitBytes, pids: m.pids };
+    const changed = row.oomKills !== oomBefore || (Object.keys(next) as (keyof typeof next)[]).some((k) => row[k] !== next[k]);
     Object.assign(row, next);
     return changed;
   }
@@ -133,9 +134,16 @@ export class GatewayFold {
 function snapshotFields(s: ServerSnapshot): Partial<Mutable> {
   return {
     state: s.state, containerId: s.containerId, restarts: s.restarts, startedAt: s.startedAt, limits: s.limits, error: s.error,
-    calls: s.calls ?? 0, errors: s.errors ?? 0,
-    ...(s.stats ? { cpuPercent: round(s.stats.cpuPercent), memoryBytes: s.stats.memoryBytes, memoryLimitBytes: s.stats.memoryLimitBytes, pids: s.stats.pids, oomKills: s.stats.oomKilled ? 1 : 0 } : {}),
+    calls: s.calls ?? 0, errors: s.errors ?? 0, oomKills: s.oomKills ?? 0,
+    ...(s.stats ? { cpuPercent: round(s.stats.cpuPercent), memoryBytes: s.stats.memoryBytes, memoryLimitBytes: s.stats.memoryLimitBytes, pids: s.stats.pids } : {}),
   };
+}
+
+/** Counts an OOM kill once per container. */
+function countOom(row: Mutable, containerId: string | undefined): void {
+  if (!containerId || row.oomContainers.has(containerId)) return;
+  row.oomContainers.add(containerId);
+  row.oomKills++;
 }
 
 /** One decimal: a change below what the screen shows is not a change. */

@@ -24,9 +24,17 @@ export interface ServerSnapshot {
   limits: { memoryBytes: number; cpus: number; pids: number };
   error?: string | undefined;
   stats?: Omit<StatsEvent, "type" | "server"> | undefined;
-  /** calls since the gateway started, and those whose outcome was not ok (in snapshots only) */
+  /** calls since the gateway started, those whose outcome was not ok, and OOM kills (in snapshots only) */
   calls?: number;
   errors?: number;
+  oomKills?: number;
+}
+
+/** The container an event says was OOM-killed, if any: from the stats poller, or the gateway's reason of a restart. */
+export function oomKilledContainer(event: GatewayEvent, currentContainer: string | undefined): string | undefined {
+  if (event.type === "stats") return event.oomKilled ? currentContainer : undefined;
+  if (event.type === "server" && event.error && /ran out of memory/i.test(event.error)) return event.containerId;
+  return undefined;
 }
 
 export interface Snapshot {

@@ -3,7 +3,7 @@
  * stderr lines and guard decisions, so a monitor that connects late gets the current state first.
  */
 import type { GatewayEvent } from "../gateway/events.ts";
-import type { CallEvent, GuardEvent, ServerSnapshot, Snapshot } from "./protocol.ts";
+import { oomKilledContainer, type CallEvent, type GuardEvent, type ServerSnapshot, type Snapshot } from "./protocol.ts";
 import { Ring } from "./ring.ts";
 
 export const RECENT_CALLS = 200;
@@ -19,9 +19,12 @@ export class Recorder {
   readonly #guards = new Ring<GuardEvent>(RECENT_GUARDS);
   /** calls and failed calls per server since the gateway started */
   readonly #counts = new Map<string, { calls: number; errors: number }>();
+  /** OOM-killed containers per server */
+  readonly #ooms = new Map<string, Set<string>>();
 
   /** Records an event; returns it as it should be published (stderr lines cut to a bounded length). */
   record(event: GatewayEvent): GatewayEvent {
+    this.#countOom(event);
     switch (event.type) {
       case "server": {
         const { type: _t, at: _a, ...rest } = event;
@@ -67,11 +70,24 @@ export class Recorder {
     for (const [server, ring] of this.#stderr) stderr[server] = ring.toArray();
     return {
       at,
-      servers: [...this.#servers.values()].map((s) => ({ ...s, ...(this.#counts.get(s.server) ?? { calls: 0, errors: 0 }) })),
+      servers: [...this.#servers.values()].map((s) => ({
+        ...s,
+        ...(this.#counts.get(s.server) ?? { calls: 0, errors: 0 }),
+        oomKills: this.#ooms.get(s.server)?.size ?? 0,
+      })),
       calls: this.#calls.toArray(),
       stderr,
       guards: this.#guards.toArray(),
     };
+  }
+
+  #countOom(event: GatewayEvent): void {
+    if (event.type !== "server" && event.type !== "stats") return;
+    const id = oomKilledContainer(event, this.#servers.get(event.server)?.containerId);
+    if (!id || !this.#servers.has(event.server)) return;
+    const set = this.#ooms.get(event.server) ?? new Set<string>();
+    if (set.size < 1000) set.add(id);
+    this.#ooms.set(event.server, set);
   }
 
   #remember(server: string, snapshot: ServerSnapshot): void {

@@ -64,6 +64,15 @@ describe("MonitorStore", () => {
     expect(a).toMatchObject({ oomKills: 1, restarts: 1, containerId: "c-a2", cpuPercent: undefined });
   });
 
+  it("counts an OOM kill the gateway reports as the reason of a restart, once", () => {
+    const { store } = live();
+    const oom = server("b", { state: "restarting", containerId: "c-b", error: "it ran out of memory (limit 64m)" });
+    store.apply("g1", oom);
+    store.apply("g1", oom);
+    store.apply("g1", stats("b", 0, true)); // the same container seen by the stats poller
+    expect(visibleRows(store.getState())[1]).toMatchObject({ server: "b", oomKills: 1, error: "it ran out of memory (limit 64m)" });
+  });
+
   it("moves the selection and filters rows", () => {
     const { store } = live();
     store.moveSelection(1);
