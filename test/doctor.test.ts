@@ -4,6 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -22,13 +23,42 @@ interface Result {
   stderr: string;
 }
 
+interface RunOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  /** run as this user and group (root only) */
+  uid?: number;
+}
+
 /** The built binary when it exists (npm test builds it first), otherwise the sources with this Node. */
-function doctor(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Result {
+function doctor(args: string[], opts: RunOptions = {}): Result {
   const [cmd, pre] = fs.existsSync(DIST) ? [DIST, []] : [process.execPath, [path.join(REPO, "src/cli/main.ts")]];
   const env: NodeJS.ProcessEnv = { ...process.env, MCPBOX_HOME: path.join(tmp, "home"), NO_COLOR: "1", ...opts.env };
   if (!opts.env?.DOCKER_HOST) delete env.DOCKER_HOST;
-  const r = spawnSync(cmd, [...pre, "doctor", ...args], { cwd: opts.cwd ?? tmp, env, encoding: "utf8", timeout: 120_000 });
+  const ids = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };
+  const r = spawnSync(cmd, [...pre, "doctor", ...args], { cwd: opts.cwd ?? tmp, env, encoding: "utf8", timeout: 120_000, ...ids });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * A run that gets EACCES on the engine's socket: as root, the real socket seen by an unprivileged user (nobody);
+ * otherwise a socket of our own with mode 000 (root would ignore the mode).
+ */
+async function doctorWithoutSocketPermission(): Promise<{ result: Result; socket: string }> {
+  if (process.getuid?.() === 0) {
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-doctor-nobody-"));
+    fs.chmodSync(home, 0o777);
+    const result = doctor([], { cwd: home, uid: 65534, env: { HOME: home, MCPBOX_HOME: path.join(home, "home") } });
+    fs.rmSync(home, { recursive: true, force: true });
+    return { result, socket: "/var/run/docker.sock" };
+  }
+  const socket = path.join(tmp, "closed.sock");
+  const server = net.createServer().listen(socket);
+  await new Promise((resolve) => server.once("listening", resolve));
+  fs.chmodSync(socket, 0);
+  const result = doctor([], { env: { DOCKER_HOST: `unix://${socket}` } });
+  server.close();
+  return { result, socket };
 }
 
 interface DoctorJson {
@@ -97,6 +127,25 @@ describe("mcpbox doctor", () => {
     expect(r.stderr).toContain("error: the Docker engine is unusable: no Docker engine reachable at unix:///nonexistent.sock");
     expect(r.stdout + r.stderr).not.toMatch(STACK_LINE);
     expect(r.stderr).not.toContain("internal error");
+  });
+
+  it("exits 3 and says to join the docker group when the socket refuses the user", async () => {
+    const { result: r, socket } = await doctorWithoutSocketPermission();
+    expect(r.code, r.stdout + r.stderr).toBe(3);
+    expect(r.stdout).toMatch(/^✗ docker engine +no permission to use the Docker engine at unix:\/\//m);
+    expect(r.stdout).toContain(`✗ socket permissions   no permission to use ${socket}`);
+    expect(r.stdout).toMatch(/fix: add your user to the docker group \(sudo usermod -aG docker \$USER/);
+    expect(r.stdout + r.stderr).not.toMatch(STACK_LINE);
+  });
+
+  it("exits 1 when MCPBOX_HOME cannot be written", () => {
+    const file = path.join(tmp, "a-file");
+    fs.writeFileSync(file, "");
+    const r = doctor(["--json"], { env: { MCPBOX_HOME: path.join(file, "home") } });
+    expect(r.code, r.stderr).toBe(1);
+    const home = check(JSON.parse(r.stdout) as DoctorJson, "MCPBOX_HOME");
+    expect(home).toMatchObject({ status: "fail", fix: expect.stringContaining("set MCPBOX_HOME") });
+    expect(home?.message).toContain(`${path.join(file, "home")} is not writable: ENOTDIR`);
   });
 
   it("--json with no engine: ok false, the engine check failed with its fix, exit 3", () => {
