@@ -10,6 +10,8 @@ import { startServerContainer } from "../docker/container.ts";
 import { connectEngine, engine } from "../docker/engine.ts";
 import { containerOptions } from "../docker/policy.ts";
 import { McpboxError } from "../errors.ts";
+import { codeRunnerImage, launchCodeRunner, runnerAudit } from "../runner/launch.ts";
+import type { AuditSink } from "./audit.ts";
 import type { LaunchedServer, Launcher } from "./launcher.ts";
 import type { Redact } from "./redact.ts";
 import type { SecretEnv } from "./secrets.ts";
@@ -21,6 +23,8 @@ export interface DockerLauncherOptions {
   redact: Redact;
   log: (line: string) => void;
   maxMessageBytes?: number;
+  /** the code runner writes the exact code of each run here */
+  audit?: AuditSink;
 }
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
@@ -43,9 +47,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
 
   const resolveImage = async (server: ResolvedServer): Promise<string> => {
     if (server.source.kind === "image") return server.source.image;
-    if (server.source.kind === "builtin") {
-      throw new McpboxError("failed", `server ${server.name}: the built-in ${server.source.builtin} cannot run in this gateway yet`);
-    }
+    if (server.source.kind === "builtin") return codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
     const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
     const ref = refs.get(server.name);
     if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
@@ -59,6 +61,10 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
     async launch(server): Promise<LaunchedServer> {
       const image = await imageOf(server);
       const ctx = { session: o.session, configHash: o.config.hash, ownerPid: process.pid, image };
+      if (server.source.kind === "builtin") {
+        const audit = o.audit && runnerAudit(o.audit, o.session, server.name, o.redact);
+        return launchCodeRunner(server, { docker, ...ctx, ...(audit ? { audit } : {}) });
+      }
       const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {});
       return startServerContainer(docker, options, {
         ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),

@@ -37,9 +37,10 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
   const secrets = new Map<string, SecretEnv>(servers.map((s) => [s.name, resolveSecrets(s)]));
   const redact = redactor([...secrets.values()].flatMap((s) => Object.values(s)));
   const session = newSessionId();
-  const launcher = await dockerLauncher({ config, session, secrets, redact, log });
+  const audit = openAudit(config);
+  const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit });
   const events = new GatewayEvents();
-  const gateway = new Gateway({ servers, launcher, session, events, audit: openAudit(config), redact, log });
+  const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };
   return { gateway, events, info };
 }
