@@ -24,7 +24,7 @@ beforeAll(async () => {
   filesystem = await ensureTestImage("mcpbox-test/filesystem:latest");
   node = await nodeBaseImage();
   p = project({
-    ev: { image: everything, secrets: { API_KEY: { env: "MCPBOX_E2E_SECRET" } }, timeouts: { callMs: 3000 }, tools: { deny: ["get-tiny-image"] } },
+    ev: { image: everything, secrets: { API_KEY: { env: "MCPBOX_E2E_SECRET" } }, timeouts: { callMs: 3000 }, tools: { deny: ["get-tiny-image"] }, approve: ["get-sum"] },
     raw: { image: node, command: ["node", "/fixture/raw-server.mjs"], mounts: [{ source: FIXTURES, target: "/fixture" }], restart: "never" },
   });
   gw = await connect(p, { env: { MCPBOX_E2E_SECRET: SECRET } });
@@ -58,6 +58,13 @@ describe("gateway modes and policies", () => {
     const [ev] = (await containersOf(gw.pid)).filter((c) => c.Labels[LABEL.server] === "ev");
     const args = (await engine().getContainer(ev!.Id).inspect()).Args.join(" ");
     expect(args).not.toContain(SECRET);
+  });
+
+  it("refuses an approve tool, saying why, when the client cannot ask a person", async () => {
+    const r = await gw.client.callTool({ name: "ev__get-sum", arguments: { a: 1, b: 2 } });
+    expect(r.isError).toBe(true);
+    expect(text(r)).toContain("no elicitation support");
+    expect(auditLines(p).some((l) => l.tool === "get-sum" && l.outcome === "denied")).toBe(true);
   });
 
   it("names the missing secret's variable, not a value, and exits 1", () => {

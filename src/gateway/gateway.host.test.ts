@@ -136,7 +136,7 @@ describe("gateway over host processes", () => {
   it("forwards progress of a long-running tool", async () => {
     const progress: number[] = [];
     const r = await client.callTool(
-      { name: "ev__trigger-long-running-operation", arguments: { duration: 1, steps: 3 } },
+      { name: "ev__trigger-long-running-operation", arguments: { duration: 1, steps: 4 } },
       undefined,
       { onprogress: (p) => progress.push(p.progress) },
     );

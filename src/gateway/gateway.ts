@@ -22,7 +22,7 @@ import { forwardingHooks } from "./forward.ts";
 import { registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
 import type { Redact } from "./redact.ts";
-import { Upstream } from "./upstream.ts";
+import { Upstream, type UpstreamHooks } from "./upstream.ts";
 
 export interface GatewayOptions {
   servers: readonly ResolvedServer[];
@@ -48,6 +48,7 @@ export class Gateway {
   logLevel: LoggingLevel | undefined;
   initialized = false;
   #clientCaps: Promise<ClientCapabilities>;
+  readonly #hooks: UpstreamHooks;
   #resolveClientCaps!: (caps: ClientCapabilities) => void;
 
   constructor(options: GatewayOptions) {
@@ -56,8 +57,8 @@ export class Gateway {
     this.#clientCaps = new Promise((resolve) => (this.#resolveClientCaps = resolve));
     this.server = new Server({ name: "mcpbox", version: VERSION }, { capabilities: ALL_CAPABILITIES });
     this.server.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
-    const hooks = forwardingHooks(this, () => this.#clientCaps);
-    this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, hooks)]));
+    this.#hooks = forwardingHooks(this, () => this.#clientCaps);
+    this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks)]));
     this.catalog = buildCatalog([], this.transparent);
     this.#onInitialize();
     registerHandlers(this);
@@ -97,6 +98,7 @@ export class Gateway {
   startEager(): void {
     for (const up of this.upstreams.values()) {
       if (up.server.startup === "eager") up.start().catch(() => {});
+      else this.#hooks.onState(up); // lazy: announced as idle until first use
     }
   }
 

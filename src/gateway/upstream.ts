@@ -106,6 +106,7 @@ export class Upstream {
     try {
       await this.#launcher.prepare?.(this.server);
       launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000));
+      if (this.#stopped) throw new Error("the gateway is stopping");
       this.#launched = launched;
       this.containerId = launched.id;
       launched.onStderr((line) => this.#hooks.onStderr(this, line));
@@ -140,6 +141,7 @@ export class Upstream {
     client.fallbackNotificationHandler = async (n) => this.#hooks.onNotification(this, n);
     client.onerror = () => {}; // transport hiccups surface as failed requests or an exit
     await client.connect(launched.transport, { timeout });
+    deferResponses(launched);
     return client;
   }
 
@@ -201,16 +203,16 @@ export class Upstream {
     await this.start();
   }
 
+  /** Stops the container now, even mid-start (a start in flight sees #stopped and removes what it launched). */
   async stop(): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#restartTimer);
-    await this.#starting?.catch(() => {});
     const client = this.#client;
     this.#client = undefined;
-    await client?.close().catch(() => {});
     const launched = this.#launched;
     this.#launched = undefined;
-    await launched?.stop(3000).catch(() => {});
+    await Promise.allSettled([client?.close(), launched?.stop(3000)]);
+    await this.#starting?.catch(() => {});
     this.#setState("stopped");
   }
 
@@ -238,6 +240,21 @@ export function upstreamCapabilities(client: ClientCapabilities): ClientCapabili
   if (client.elicitation) caps.elicitation = client.elicitation;
   if (client.roots) caps.roots = { listChanged: true };
   return caps;
+}
+
+/**
+ * The SDK handles notifications one microtask late but responses at once, and forgets a request's progress handler
+ * when its response arrives: a last progress notification read in the same chunk as the response would be lost.
+ * Responses are delivered one microtask late too, so everything keeps the order the server wrote it in.
+ */
+function deferResponses(launched: LaunchedServer): void {
+  const t = launched.transport;
+  const deliver = t.onmessage;
+  if (!deliver) return;
+  t.onmessage = (message, extra) => {
+    if ("id" in message && !("method" in message)) void Promise.resolve().then(() => deliver.call(t, message, extra));
+    else deliver.call(t, message, extra);
+  };
 }
 
 async function withTimeout<T>(p: Promise<T>, ms: number, message: string, onLate: (value: T) => void): Promise<T> {
