@@ -229,3 +229,29 @@ describe("writing the file", () => {
     expect(fs.readFileSync(file, "utf8")).toBe("x = 1\n");
   });
 });
+
+describe("JSON layouts", () => {
+  const cursor = getClient("cursor");
+  const one = [{ name: "mcpbox", command: "/x", args: ["serve"], env: {} }];
+  const cases: Array<[string, string, string]> = [
+    [
+      "tabs and CRLF",
+      '{\r\n\t"mcpServers": {\r\n\t\t"a": {"command": "b"}\r\n\t}\r\n}\r\n',
+      '{\r\n\t"mcpServers": {\r\n\t\t"a": {"command": "b"},\r\n\t\t"mcpbox": {\r\n\t\t\t"command": "/x",\r\n\t\t\t"args": [\r\n\t\t\t\t"serve"\r\n\t\t\t]\r\n\t\t}\r\n\t}\r\n}\r\n',
+    ],
+    [
+      "minified",
+      '{"mcpServers":{"a":{"command":"b"}}}',
+      '{\n  "mcpServers": {\n    "a": {\n      "command": "b"\n    },\n    "mcpbox": {\n      "command": "/x",\n      "args": [\n        "serve"\n      ]\n    }\n  }\n}',
+    ],
+    [
+      "no servers key yet",
+      '{\n  "other": 1\n}\n',
+      '{\n  "other": 1,\n  "mcpServers": {\n    "mcpbox": {\n      "command": "/x",\n      "args": [\n        "serve"\n      ]\n    }\n  }\n}\n',
+    ],
+  ];
+  it.each(cases)("%s", (_, before, after) => {
+    expect(mergedText(cursor, before, one, "/f.json")).toBe(after);
+    expect(mergedText(cursor, after, one, "/f.json")).toBe(after);
+  });
+});

@@ -44,18 +44,21 @@ function mergeJson(client: ClientDescriptor, text: string, entries: readonly Ren
   for (const { name, value } of entries) {
     const existing = isPlainObject(container) ? container[name] : undefined;
     if (sameValue(existing, value)) continue;
+    const at = [...client.servers.path, name];
     out =
-      (existing === undefined ? appendProperty(out, client.servers.path, name, value, formattingOptions) : undefined) ??
-      insert(out, [...client.servers.path, name], value, formattingOptions);
+      existing !== undefined
+        ? replaceValue(out, at, value, formattingOptions)
+        : (appendProperty(out, client.servers.path, name, value, formattingOptions) ??
+          applyEdits(out, modify(out, at, value, { formattingOptions })));
   }
   return out;
 }
 
 /**
  * modify() with its own formatting reformats whole lines around the edit (a neighbour written on one line would be
- * re-laid out); formatting only the inserted text leaves every other byte alone.
+ * re-laid out); formatting only the new value leaves every other byte alone.
  */
-function insert(text: string, at: string[], value: unknown, options: FormattingOptions): string {
+function replaceValue(text: string, at: string[], value: unknown, options: FormattingOptions): string {
   const [edit] = modify(text, at, value, {});
   if (!edit) return text;
   const inserted = applyEdits(text, [edit]);
@@ -65,7 +68,8 @@ function insert(text: string, at: string[], value: unknown, options: FormattingO
 
 /**
  * A new entry goes on its own lines after the container's last property (after its comma and trailing comment), so
- * a comment stays with the line it was written on. Undefined when the layout is not one property per line.
+ * a comment stays with the line it was written on. Undefined when the layout is not one property per line (a
+ * minified or empty object): then modify() lays out the lines it touches.
  */
 function appendProperty(text: string, at: string[], name: string, value: unknown, o: FormattingOptions): string | undefined {
   const container = findNodeAtLocation(parseTree(text, [], { allowTrailingComma: true })!, at);
