@@ -153,6 +153,7 @@ async function pushTo(docker: Docker, config: ResolvedConfig, plan: BuildPlan, o
   try {
     await pushImage(docker, ref);
   } catch (e) {
+    await removeImages(docker, [ref]); // only the registry tag goes; the image keeps its mcpbox tag
     throw new McpboxError("failed", `${plan.server}: pushing ${ref} failed: ${messageOf(e)}`, {
       hint: `check that ${registry} is reachable and that you are logged in (docker login)`,
       cause: e,

@@ -25,13 +25,21 @@ export function fileAt(name: string, source: string): ContextFile {
   return { name, data: fs.readFileSync(source), mode: st.mode & 0o111 ? 0o755 : 0o644 };
 }
 
-/** Every file under dir (symlinks followed), named prefix + relative path, minus what `ignored` says. */
-export function folderFiles(dir: string, prefix: string, ignored: (rel: string) => boolean = () => false): ContextFile[] {
+/**
+ * Every file under dir (symlinks followed), named prefix + relative path, minus what `ignored` says and, for a
+ * package (not a user's build context, which only .dockerignore trims), the SKIPPED folders.
+ */
+export function folderFiles(
+  dir: string,
+  prefix: string,
+  ignored: (rel: string) => boolean = () => false,
+  skipped: ReadonlySet<string> = SKIPPED,
+): ContextFile[] {
   const files: ContextFile[] = [];
   const walk = (rel: string) => {
     for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${e.name}` : e.name;
-      if (SKIPPED.has(e.name) || ignored(child)) continue;
+      if (skipped.has(e.name) || ignored(child)) continue;
       const abs = path.join(dir, child);
       const st = fs.statSync(abs);
       if (st.isDirectory()) walk(child);

@@ -20,6 +20,9 @@ export function hintFor(output: string, server: string): string {
   if (/E404|404 Not Found|No matching distribution|is not in this registry/i.test(output)) {
     return "the package or version does not exist in the registry: check the server's package";
   }
+  if (/pull access denied|registry-1\.docker\.io|manifest unknown|repository does not exist/i.test(output)) {
+    return "the engine could not pull a base image: load it locally, or check the registry and your login";
+  }
   if (/EAI_AGAIN|ENOTFOUND|Temporary failure in name resolution|Could not resolve host|Network is unreachable/i.test(output)) {
     return "the build cannot reach the package registry: check the network (or use a local package path)";
   }

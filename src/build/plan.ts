@@ -142,7 +142,7 @@ async function planDockerfile(
   // a Dockerfile outside the context travels with it under a name of its own, as `docker build -f` does
   const dockerfileName = inside.startsWith("..") ? ".mcpbox.Dockerfile" : inside.split(path.sep).join("/");
   const dockerfile = fs.readFileSync(dockerfilePath, "utf8");
-  const files = folderFiles(context, "", dockerignore(context)).filter((f) => f.name !== dockerfileName);
+  const files = folderFiles(context, "", dockerignore(context), new Set()).filter((f) => f.name !== dockerfileName);
   files.push(textFile(dockerfileName, dockerfile));
   const bases = fromImages(dockerfile);
   const ids: Record<string, string | undefined> = {};
