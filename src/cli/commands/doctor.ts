@@ -1,7 +1,8 @@
 /** `mcpbox doctor [--json]`: checks what mcpbox needs (SPEC 1); exit 3 when the engine is unusable, 1 when another check fails. */
+import { styleText } from "node:util";
 import type { Context } from "../context.ts";
 import { runChecks } from "../../doctor/gather.ts";
-import { exitCodeOf, formatHuman, summaryOf, toJson } from "../../doctor/report.ts";
+import { exitCodeOf, formatHuman, summaryOf, toJson, type Painter } from "../../doctor/report.ts";
 import { err, out, paint, printJson } from "../output.ts";
 
 export async function run(ctx: Context): Promise<number> {
@@ -11,9 +12,17 @@ export async function run(ctx: Context): Promise<number> {
     printJson(toJson(results));
     return code;
   }
-  out(formatHuman(results, paint));
+  const painter = stdoutPainter();
+  out(formatHuman(results, painter));
   const summary = summaryOf(results);
-  if (code === 0) out(paint.green(summary));
+  if (code === 0) out(painter.green(summary));
   else err(`${paint.red("error:")} ${summary}`);
   return code;
+}
+
+// The checks go to stdout, so its TTY decides the colour (output.ts's paint follows stderr).
+function stdoutPainter(): Painter {
+  const on = process.stdout.isTTY === true && !("NO_COLOR" in process.env);
+  const style = (s: Parameters<typeof styleText>[0]) => (text: string) => (on ? styleText(s, text) : text);
+  return { red: style("red"), yellow: style("yellow"), green: style("green"), dim: style("dim") };
 }
