@@ -12,6 +12,7 @@ import { engine } from "../src/docker/engine.ts";
 import { containersWithLabels } from "../src/docker/run-once.ts";
 import { ensureRunnerImage } from "../src/runner/image.ts";
 import { createCodeRunnerServer } from "../src/runner/server.ts";
+import { auditLines, connect, containersOf, project, waitFor } from "./helpers/gateway.ts";
 
 interface Run {
   stdout: string;
@@ -259,5 +260,26 @@ describe("run_code with a pool", () => {
     expect((await settledContainers(r, 2)).length).toBe(2);
     await r.close();
     expect(await r.containers()).toEqual([]);
+  });
+});
+
+describe("mcpbox serve with a code-runner server", () => {
+  it("offers run_code through the gateway, audits the exact code and removes every container", async () => {
+    const p = project({ code: { builtin: "code-runner", pool: 1, languages: ["python", "node"], timeouts: { runMs: 60_000 } } });
+    const gw = await connect(p);
+    try {
+      const { tools } = await gw.client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(["code__run_code"]);
+      const code = "import sys\nprint(sum(range(101)), sys.version_info[0])";
+      const r = await gw.client.callTool({ name: "code__run_code", arguments: { language: "python", code } }, undefined, { timeout: 170_000 });
+      expect(r.structuredContent).toMatchObject({ stdout: "5050 3\n", exitCode: 0, timedOut: false, oomKilled: false });
+      const js = await gw.client.callTool({ name: "code__run_code", arguments: { language: "node", code: "console.log([1,2,3].length)" } }, undefined, { timeout: 170_000 });
+      expect(js.structuredContent).toMatchObject({ stdout: "3\n", exitCode: 0 });
+      const lines = await waitFor("the run_code audit line", () => auditLines(p).find((l) => l.method === "run_code") && auditLines(p));
+      expect(lines).toContainEqual(expect.objectContaining({ method: "run_code", server: "code", arguments: { language: "python", code, files: [] }, outcome: "ok", exitCode: 0 }));
+    } finally {
+      await gw.client.close();
+    }
+    await waitFor("the gateway's containers to be removed", async () => (await containersOf(gw.pid)).length === 0, 60_000);
   });
 });
