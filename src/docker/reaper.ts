@@ -1,6 +1,6 @@
 /**
- * The body of the detached reaper process: wait until the gateway that owns a session is gone, then remove the
- * session's containers, and exit once none has shown up for a while.
+ * The body of the detached reaper process: wait until the gateway that owns a session is gone (cheap: no engine
+ * client is loaded meanwhile), then remove the session's containers and exit once none has shown up for a while.
  */
 import type Docker from "dockerode";
 import { isAlive, removeQuietly, sessionContainers } from "./cleanup.ts";
@@ -11,13 +11,18 @@ export interface ReaperOptions {
   idleMs?: number;
 }
 
-export async function reapSession(docker: Docker, session: string, ownerPid: number, o: ReaperOptions = {}): Promise<number> {
-  const pollMs = o.pollMs ?? 500;
-  const idleMs = o.idleMs ?? 5000;
+/** Resolves once ownerPid has exited. */
+export async function ownerExit(ownerPid: number, pollMs = 500): Promise<void> {
   // our parent is the owner when the gateway spawned us: a new parent means it died, even if its pid was reused
   const watchParent = process.ppid === ownerPid;
   const ownerGone = () => (watchParent && process.ppid !== ownerPid) || !isAlive(ownerPid);
   while (!ownerGone()) await sleep(pollMs);
+}
+
+/** Removes the session's containers until none has appeared for idleMs; returns how many it removed. */
+export async function removeSessionUntilIdle(docker: Docker, session: string, o: ReaperOptions = {}): Promise<number> {
+  const pollMs = o.pollMs ?? 500;
+  const idleMs = o.idleMs ?? 5000;
   let removed = 0;
   let idleSince = Date.now();
   while (Date.now() - idleSince < idleMs) {

@@ -1,7 +1,6 @@
 /** Hidden command: the detached reaper a gateway starts (src/docker/reaper.ts). Prints nothing. */
 import type { Context } from "../context.ts";
-import { engine } from "../../docker/engine.ts";
-import { reapSession } from "../../docker/reaper.ts";
+import { ownerExit, removeSessionUntilIdle } from "../../docker/reaper.ts";
 import { McpboxError } from "../../errors.ts";
 
 export async function run(ctx: Context): Promise<number> {
@@ -10,6 +9,8 @@ export async function run(ctx: Context): Promise<number> {
   if (typeof session !== "string" || session === "" || !Number.isInteger(pid) || pid <= 0) {
     throw new McpboxError("usage", "__reap needs --session <id> and --pid <owner pid>");
   }
-  await reapSession(engine(), session, pid);
+  await ownerExit(pid);
+  const { engine } = await import("../../docker/engine.ts"); // loaded only when there is work to do
+  await removeSessionUntilIdle(engine(), session);
   return 0;
 }
