@@ -115,7 +115,8 @@ describe("direct mode", () => {
     expect(r.status, r.stderr).toBe(0);
     const entry = (JSON.parse(r.stdout) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> })
       .mcpServers[`mcpbox-${NAME}`]!;
-    expect(entry.command).toBe("docker");
+    expect(path.basename(entry.command)).toBe("docker");
+    expect(path.isAbsolute(entry.command)).toBe(true);
     expect(entry.env).toEqual({ TOKEN: "${env:HOST_TOKEN}" });
     expect(r.stdout).not.toContain(SECRET);
 

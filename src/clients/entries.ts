@@ -16,6 +16,8 @@ export interface EntryInputs {
   self: readonly string[];
   /** the image a server runs, for direct mode */
   imageOf: (server: ResolvedServer) => string;
+  /** the docker client direct entries run (default "docker") */
+  docker?: string;
 }
 
 export interface Entries {
@@ -39,7 +41,7 @@ function gatewayEntries({ config, self }: EntryInputs): Entries {
   return { entries: [entry], notes: [] };
 }
 
-function directEntries({ config, imageOf }: EntryInputs): Entries {
+function directEntries({ config, imageOf, docker = "docker" }: EntryInputs): Entries {
   const entries: StdioEntry[] = [];
   const notes: string[] = [];
   for (const s of config.servers) {
@@ -56,7 +58,7 @@ function directEntries({ config, imageOf }: EntryInputs): Entries {
       }
     }
     const args = dockerRunArgs(s, { image: imageOf(s), configHash: config.hash });
-    entries.push({ name: directName(s.name), command: "docker", args, env: sorted(env) });
+    entries.push({ name: directName(s.name), command: docker, args, env: sorted(env) });
     notes.push(...unenforced(s));
   }
   return { entries, notes };

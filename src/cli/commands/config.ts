@@ -12,6 +12,7 @@ import { buildEntries, type Entries, type Mode } from "../../clients/entries.ts"
 import { mergedText, ownedNames, snippetFor } from "../../clients/document.ts";
 import { platformDirs } from "../../clients/paths.ts";
 import { readIfExists, writeIfChanged } from "../../clients/write.ts";
+import { findOnPath } from "../../clients/_which.ts";
 import type { ClientDescriptor, StdioEntry } from "../../clients/types.ts";
 import { err, out, paint } from "../output.ts";
 
@@ -56,9 +57,11 @@ async function entriesFor(mode: Mode, config: Parameters<typeof buildEntries>[1]
   if (mode === "gateway") return buildEntries(mode, { config, self: selfCommand(), imageOf: () => "" });
   const { directImages } = await import("../../clients/_image.ts");
   const images = await directImages(config);
-  const built = buildEntries(mode, { config, self: [], imageOf: images.imageOf });
+  const docker = findOnPath("docker");
+  const built = buildEntries(mode, { config, self: [], imageOf: images.imageOf, docker: docker ?? "docker" });
   const missing = images.missing.map((tag) => `${tag} is not built yet: run \`mcpbox build\` before the client starts it`);
-  return { entries: built.entries, notes: [...built.notes, ...missing] };
+  const noDocker = docker ? [] : ["no docker client on PATH: the entries run `docker`, which the client must find on its PATH"];
+  return { entries: built.entries, notes: [...built.notes, ...missing, ...noDocker] };
 }
 
 function targetFile(client: ClientDescriptor, ctx: Context): string {
