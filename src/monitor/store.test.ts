@@ -42,12 +42,16 @@ describe("MonitorStore", () => {
     expect(store.getState().calls).toHaveLength(100);
   });
 
-  it("emits only when something changed", () => {
+  it("emits only when something changed, once per burst of messages", async () => {
     const { store, changes } = live();
+    await Promise.resolve();
     const before = changes();
     store.apply("g1", stats("a", 12.51));
+    store.apply("g1", call("a", 3));
+    await Promise.resolve();
     expect(changes()).toBe(before + 1);
     store.apply("g1", stats("a", 12.52)); // same at the precision shown
+    await Promise.resolve();
     expect(changes()).toBe(before + 1);
     const state = store.getState();
     store.moveSelection(-1); // already at the top

@@ -41,7 +41,16 @@ export class MonitorStore {
   #chosen = false;
   #state: MonitorState = { gateways: [], calls: [], guards: [], stderr: {}, selected: undefined, filter: "", editingFilter: false, notice: undefined };
 
-  getState = (): MonitorState => this.#state;
+  /** protocol messages changed the folds: the state is rebuilt and announced once for a burst of them */
+  #dirty = false;
+  #scheduled = false;
+  #unannounced = false;
+
+  /** Always current (a pending burst is folded in now); listeners still hear about it once, after the burst. */
+  getState = (): MonitorState => {
+    if (this.#dirty) this.#rebuild(false);
+    return this.#state;
+  };
 
   subscribe = (listener: (state: MonitorState) => void): (() => void) => {
     this.#emitter.on("change", listener);
@@ -58,7 +67,19 @@ export class MonitorStore {
   apply(session: string, message: GatewayMessage): void {
     let fold = this.#gateways.get(session);
     if (!fold) this.#gateways.set(session, (fold = new GatewayFold(session, undefined)));
-    if (fold.apply(message)) this.#commit();
+    if (fold.apply(message)) this.#later();
+  }
+
+  /** One socket read holds many messages: rebuild and announce after them, not once per message. */
+  #later(): void {
+    this.#dirty = true;
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      if (this.#dirty) this.#rebuild(true);
+      else if (this.#unannounced) this.#announce();
+    });
   }
 
   /** The gateway's socket closed: its rows stay, marked gone. */
@@ -71,7 +92,7 @@ export class MonitorStore {
   }
 
   moveSelection(delta: number): void {
-    const rows = visibleRows(this.#state);
+    const rows = visibleRows(this.getState());
     if (rows.length === 0) return;
     const at = rows.findIndex((r) => rowKey(r) === this.#state.selected);
     const next = rows[Math.min(rows.length - 1, Math.max(0, at < 0 ? 0 : at + delta))]!;
@@ -101,12 +122,18 @@ export class MonitorStore {
   }
 
   #set(patch: Partial<MonitorState>): void {
+    if (this.#dirty) this.#rebuild(false);
     const changed = (Object.keys(patch) as (keyof MonitorState)[]).some((k) => patch[k] !== this.#state[k]);
     if (!changed) return;
     this.#publish({ ...this.#state, ...patch });
   }
 
   #commit(): void {
+    this.#rebuild(true);
+  }
+
+  #rebuild(announce: boolean): void {
+    this.#dirty = false;
     const folds = [...this.#gateways.values()];
     const stderr: Record<string, string[]> = {};
     for (const fold of folds) for (const [server, lines] of fold.stderr) stderr[rowKey({ session: fold.session, server })] = lines.toArray();
@@ -116,15 +143,21 @@ export class MonitorStore {
       calls: newest(folds.flatMap((f) => f.calls.toArray().map((c) => ({ ...c, session: f.session })))),
       guards: newest(folds.flatMap((f) => f.guards.toArray().map((g) => ({ ...g, session: f.session })))),
       stderr,
-    });
+    }, announce);
   }
 
-  #publish(next: MonitorState): void {
+  #publish(next: MonitorState, announce = true): void {
     const rows = visibleRows(next);
     const keep = this.#chosen && rows.some((r) => rowKey(r) === next.selected);
     if (!keep && rows.length > 0 && next.selected !== rowKey(rows[0]!)) next = { ...next, selected: rowKey(rows[0]!) };
     this.#state = next;
-    this.#emitter.emit("change", next);
+    this.#unannounced = true;
+    if (announce) this.#announce();
+  }
+
+  #announce(): void {
+    this.#unannounced = false;
+    this.#emitter.emit("change", this.#state);
   }
 }
 
