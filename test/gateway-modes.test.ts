@@ -64,7 +64,7 @@ describe("gateway modes and policies", () => {
     const r = await gw.client.callTool({ name: "ev__get-sum", arguments: { a: 1, b: 2 } });
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("no elicitation support");
-    expect(auditLines(p).some((l) => l.tool === "get-sum" && l.outcome === "denied")).toBe(true);
+    await waitFor("the denied audit line", () => auditLines(p).find((l) => l.tool === "get-sum" && l.outcome === "denied"));
   });
 
   it("names the missing secret's variable, not a value, and exits 1", () => {

@@ -163,7 +163,7 @@ describe("mcpbox serve", () => {
     const r = await gw.client.callTool({ name: "ev__get-env", arguments: {} });
     expect(r.isError).toBe(true);
     expect(text(r)).toContain("not allowed");
-    expect(auditLines(p).some((l) => l.tool === "get-env" && l.outcome === "denied")).toBe(true);
+    await waitFor("the denied audit line", () => auditLines(p).find((l) => l.tool === "get-env" && l.outcome === "denied"));
   });
 
   it("runs each server in one container with the hardened policy", async () => {
@@ -199,7 +199,7 @@ describe("mcpbox serve", () => {
     const escape = await gw.client.callTool({ name: "fs__read_text_file", arguments: { path: "/data/../etc/passwd" } });
     expect(escape.isError).toBe(true);
     expect(text(escape)).toContain("outside the folders");
-    const line = auditLines(p).find((l) => l.server === "fs" && l.outcome === "denied");
+    const line = await waitFor("the denied audit line", () => auditLines(p).find((l) => l.server === "fs" && l.outcome === "denied"));
     expect(line).toMatchObject({ tool: "read_text_file", arguments: { path: "/data/../etc/passwd" } });
   });
 
@@ -214,8 +214,8 @@ describe("mcpbox serve", () => {
     expect(gw.stderr()).toContain("non-JSON");
   });
 
-  it("writes one audit line per call with the fields of SPEC 4.7", () => {
-    const line = auditLines(p).find((l) => l.tool === "echo" && l.server === "raw");
+  it("writes one audit line per call with the fields of SPEC 4.7", async () => {
+    const line = await waitFor("the echo audit line", () => auditLines(p).find((l) => l.tool === "echo" && l.server === "raw"));
     expect(line).toMatchObject({ session: expect.stringMatching(/^[0-9a-f]{8}$/), method: "tools/call", outcome: "ok", arguments: { text: "raw routed" } });
     expect(typeof line!.durationMs).toBe("number");
     expect(line!.bytes as number).toBeGreaterThan(0);
