@@ -93,7 +93,8 @@ function dockerServer(name: string, entry: ForeignEntry, env: ImportEnv, skip: (
     server.args = (server.args as string[]).filter((_, i) => !credentialIdx.has(i));
     result.notes.push("an argument that looked like a credential was removed: pass it as a secret (env) instead");
   }
-  return { kind: "converted", name, server, notes: [...new Set([...result.notes, ...split.notes])] };
+  const relevant = split.notes.filter((n) => !/^secret (\w+):/.test(n) || /^secret (\w+):/.exec(n)![1]! in secrets);
+  return { kind: "converted", name, server, notes: [...new Set([...result.notes, ...relevant])] };
 }
 
 const NPX_BOOL = new Set(["-y", "--yes", "-q", "--quiet", "--no", "--prefer-offline", "--prefer-online", "--no-install", "--ignore-existing"]);

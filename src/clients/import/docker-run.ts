@@ -108,6 +108,9 @@ export function convertDockerRun(args: readonly string[], env: ImportEnv): Docke
         if (isRootUser(v)) notes.push(`--user ${v} dropped: mcpbox runs servers as 1000:1000, never root`);
         else server.user = v;
         break;
+      case "--env-file":
+        notes.push(`--env-file ${v} dropped: list its variables under secrets (values are never copied)`);
+        break;
       case "--entrypoint":
         server.command = [v];
         break;
