@@ -190,6 +190,17 @@ describe("unpacking", () => {
     expect(r.code).toBe(0);
     expect(fs.readdirSync(path.join(tmp, `mcpbox-${process.getuid!()}`, "cache", "bin"))).toHaveLength(1);
   });
+  it("refuses a temp folder others can write (planted code), exit 3 with a hint", () => {
+    const blocker = path.join(tmp, "not-a-folder-either");
+    fs.writeFileSync(blocker, "");
+    const tmpdir = path.join(tmp, "shared-tmp");
+    fs.mkdirSync(path.join(tmpdir, `mcpbox-${process.getuid!()}`), { recursive: true });
+    fs.chmodSync(path.join(tmpdir, `mcpbox-${process.getuid!()}`), 0o777);
+    const r = run(["--help"], tmp, { MCPBOX_HOME: path.join(blocker, "home"), TMPDIR: tmpdir });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/not a private folder/);
+    expect(r.stderr).toMatch(/hint: set MCPBOX_HOME/);
+  });
 });
 
 describe("in a container without Node.js", () => {

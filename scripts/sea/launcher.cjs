@@ -15,9 +15,14 @@ const DAY = 24 * 3600 * 1000;
 
 /** Candidate cache roots: $MCPBOX_HOME (default ~/.mcpbox), then a per-user folder in the temp dir. */
 function cacheRoots() {
-  const home = process.env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
   const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  return [path.join(home, "cache", "bin"), path.join(os.tmpdir(), `mcpbox-${uid}`, "cache", "bin")];
+  const roots = [{ dir: path.join(os.tmpdir(), `mcpbox-${uid}`, "cache", "bin"), shared: path.join(os.tmpdir(), `mcpbox-${uid}`) }];
+  try {
+    roots.unshift({ dir: path.join(process.env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox"), "cache", "bin") });
+  } catch {
+    // no home folder (a uid without a passwd entry, in a container): the temp folder only
+  }
+  return roots;
 }
 
 const complete = (dir) => manifest.files.every((f) => fs.existsSync(path.join(dir, f)));
@@ -25,9 +30,10 @@ const complete = (dir) => manifest.files.every((f) => fs.existsSync(path.join(di
 /** The folder holding this build's chunks, extracting it first if needed. */
 function programDir() {
   let lastError;
-  for (const root of cacheRoots()) {
+  for (const { dir: root, shared } of cacheRoots()) {
     const dir = path.join(root, manifest.hash);
     try {
+      if (shared) ownedPrivateFolder(shared);
       if (complete(dir)) return markUsed(dir);
       if (fs.existsSync(dir)) discardDamaged(root, dir);
       extract(root, dir);
@@ -38,6 +44,17 @@ function programDir() {
     }
   }
   throw lastError;
+}
+
+/**
+ * In the shared temp folder anyone could have created mcpbox-<uid> first and planted code in it: use it only if it
+ * is a real folder of ours that nobody else can write.
+ */
+function ownedPrivateFolder(folder) {
+  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(folder);
+  const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
+  if (!st.isDirectory() || !mine || (st.mode & 0o022) !== 0) throw new Error(`${folder} is not a private folder of this user`);
 }
 
 /** Writes every chunk into a fresh temp folder, then renames it into place: readers never see half a folder. */
