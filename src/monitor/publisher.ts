@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import type { GatewayEvent, GatewayEvents, GatewayInfo } from "../gateway/events.ts";
-import { messageOf } from "../errors.ts";
+import { McpboxError, messageOf } from "../errors.ts";
 import { encode, lineSplitter, parseCommand, PROTOCOL_VERSION, type MonitorCommand } from "./protocol.ts";
 import { Recorder } from "./recorder.ts";
 import { ensureRunDir, infoPath, listGateways, mcpboxHome, socketPath } from "./paths.ts";
@@ -33,6 +33,8 @@ export interface Publication {
   close(): Promise<void>;
 }
 
+/** sun_path holds 108 bytes on Linux (104 on macOS), with its terminating zero. */
+const MAX_SOCKET_PATH = process.platform === "linux" ? 107 : 103;
 /** A monitor that stops reading is dropped once this much output waits for it. */
 const MAX_PENDING_BYTES = 4 << 20;
 
@@ -41,6 +43,11 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
   ensureRunDir(home);
   listGateways(home); // removes what dead gateways left
   const socket = socketPath(info.session, home);
+  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
+    throw new McpboxError("environment", `the monitor socket path ${socket} is longer than Unix sockets allow (${MAX_SOCKET_PATH} bytes)`, {
+      hint: "set MCPBOX_HOME to a shorter folder",
+    });
+  }
   fs.rmSync(socket, { force: true });
 
   const recorder = new Recorder();

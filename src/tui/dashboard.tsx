@@ -34,8 +34,15 @@ export function Dashboard({ store, restart, now = Date.now, tickMs = 1000 }: Das
   const [time, setTime] = useState(now());
   const { exit } = useApp();
   const { stdout } = useStdout();
+  const [, setResized] = useState(0);
   const width = Math.max(40, stdout.columns || 80);
   const height = stdout.rows || 24;
+
+  useEffect(() => {
+    const onResize = () => setResized((n) => n + 1); // re-lay out the panes for the new size
+    stdout.on("resize", onResize);
+    return () => void stdout.off("resize", onResize);
+  }, [stdout]);
   const theme = makeTheme();
 
   useEffect(() => {
