@@ -68,6 +68,14 @@ describe("gateway lifecycle", () => {
     expect(await containersOf(gw.pid)).toEqual([]);
   });
 
+  it("removes every container on SIGTERM", async () => {
+    const gw = await start();
+    expect(await running(gw.pid)).toHaveLength(2);
+    process.kill(gw.pid, "SIGTERM");
+    await waitFor("the gateway to exit", () => (isAlive(gw.pid) ? undefined : true), 30_000);
+    expect(await containersOf(gw.pid)).toEqual([]);
+  });
+
   it("leaves no container of a SIGKILLed gateway after 10 s", async () => {
     const { command, args } = mcpboxCommand();
     const child = spawn(command, [...args, "serve", "-c", p.config], { env: { ...process.env, MCPBOX_HOME: p.home }, stdio: ["pipe", "pipe", "pipe"] });

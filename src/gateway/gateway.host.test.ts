@@ -133,6 +133,17 @@ describe("gateway over host processes", () => {
     expect(read.contents.length).toBeGreaterThan(0);
   });
 
+  it("routes completions by prompt name and by resource template", async () => {
+    const byPrompt = await client.complete({ ref: { type: "ref/prompt", name: "ev__completable-prompt" }, argument: { name: "department", value: "Eng" } });
+    expect(byPrompt.completion.values).toEqual(["Engineering"]);
+    const { resourceTemplates } = await client.listResourceTemplates();
+    const template = resourceTemplates.find((t) => t.uriTemplate.endsWith("{resourceId}"))!;
+    const byTemplate = await client.complete({ ref: { type: "ref/resource", uri: template.uriTemplate }, argument: { name: "resourceId", value: "3" } });
+    expect(byTemplate.completion.values).toEqual(["3"]);
+    const read = await client.readResource({ uri: template.uriTemplate.replace("{resourceId}", "3") });
+    expect(read.contents.length).toBe(1);
+  });
+
   it("forwards progress of a long-running tool", async () => {
     const progress: number[] = [];
     const r = await client.callTool(
