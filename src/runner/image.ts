@@ -5,8 +5,8 @@
 import { createHash } from "node:crypto";
 import { readAsset } from "../assets.ts";
 import type { Docker } from "../docker/engine.ts";
-import { buildImage, inspectImage, type ContextEntry, type StreamMessage } from "../docker/image-build.ts";
-import { McpboxError } from "../errors.ts";
+import { buildImage, inspectImage, pullImage, type ContextEntry, type StreamMessage } from "../docker/image-build.ts";
+import { McpboxError, messageOf } from "../errors.ts";
 
 export const RUNNER_REPO = "mcpbox/code-runner";
 const TEMPLATE_FILES = ["Dockerfile", "run.py"] as const;
@@ -38,7 +38,7 @@ const building = new Map<string, Promise<string>>();
 /** The runner image's tag, built first if the engine does not have it (progress lines go to `log`). */
 export async function ensureRunnerImage(docker: Docker, bases: RunnerBases, log: (line: string) => void = () => {}): Promise<string> {
   const files = runnerContext();
-  const ids = { node: await baseId(docker, bases.node), python: await baseId(docker, bases.python) };
+  const ids = { node: await baseId(docker, bases.node, log), python: await baseId(docker, bases.python, log) };
   const tag = runnerTag(files, bases, ids);
   if (await inspectImage(docker, tag)) return tag;
   let pending = building.get(tag);
@@ -78,12 +78,18 @@ async function build(docker: Docker, tag: string, files: ContextEntry[], bases: 
   return tag;
 }
 
-async function baseId(docker: Docker, ref: string): Promise<string> {
-  const info = await inspectImage(docker, ref);
+/** The local id of a base image, pulled first when the engine does not have it. */
+async function baseId(docker: Docker, ref: string, log: (line: string) => void): Promise<string> {
+  let info = await inspectImage(docker, ref);
   if (!info) {
-    throw new McpboxError("environment", `the code runner needs the base image ${ref}, which the engine does not have`, {
-      hint: `docker pull ${ref}, or point build.baseImages at a local image`,
-    });
+    log(`pulling ${ref}`);
+    const pulled = await pullImage(docker, ref).then(() => undefined, (e: unknown) => messageOf(e));
+    info = await inspectImage(docker, ref);
+    if (!info) {
+      throw new McpboxError("environment", `the code runner needs the base image ${ref}, which could not be pulled${pulled ? `: ${pulled}` : ""}`, {
+        hint: `docker pull ${ref}, or point build.baseImages at a local image`,
+      });
+    }
   }
   return info.id;
 }

@@ -4,7 +4,7 @@
  * The gateway connects a Client to it over InMemoryTransport like any other upstream.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import type { Docker } from "../docker/engine.ts";
 import { messageOf } from "../errors.ts";
@@ -107,5 +107,3 @@ function audit(deps: CodeRunnerDeps, req: RunRequest, r: RunResult | { error: st
   const { exitCode, durationMs, timedOut, oomKilled } = r;
   deps.audit({ ...base, outcome, exitCode, durationMs, timedOut, oomKilled });
 }
-
-export type { CallToolResult };
