@@ -29,9 +29,9 @@ function session(name: string): string {
   return s;
 }
 
-async function start(name: string, config: Partial<ServerConfig> = {}, o: StartOptions & { ownerPid?: number } = {}) {
+async function start(name: string, config: Partial<ServerConfig> = {}, o: StartOptions & { ownerPid?: number; ownerHost?: string } = {}) {
   const server = resolvedServer(name, { image: EVERYTHING, ...config } as ServerConfig);
-  const ctx = { session: session(name), configHash: "testhash", ownerPid: o.ownerPid ?? process.pid, image: EVERYTHING };
+  const ctx = { session: session(name), configHash: "testhash", ownerPid: o.ownerPid ?? process.pid, image: EVERYTHING, ownerHost: o.ownerHost };
   return startServerContainer(docker, containerOptions(server, ctx, { SECRET_TOKEN: "not-in-argv" }), o);
 }
 
@@ -109,6 +109,7 @@ describe("a server container", () => {
       "mcpbox.server": "everything",
       "mcpbox.owner-pid": String(process.pid),
       "mcpbox.config-hash": "testhash",
+      "mcpbox.owner-host": os.hostname(),
     });
     expect(info.Config.Env).toContain("SECRET_TOKEN=not-in-argv");
     expect(info.Args.join(" ")).not.toContain("not-in-argv");
@@ -293,10 +294,12 @@ describe("cleanup", () => {
     const dead = await deadPid();
     const orphan = await start("orphan", {}, { ownerPid: dead });
     const owned = await start("owned", {});
+    const elsewhere = await start("elsewhere", {}, { ownerPid: dead, ownerHost: "another-host" });
     await sweepDeadOwners(docker); // its count may be 0: a gateway starting in parallel sweeps dead owners too
     expect(await gone(orphan.id)).toBe(true);
     expect(await gone(owned.id)).toBe(false);
-    await owned.stop();
+    expect(await gone(elsewhere.id)).toBe(false); // its pid means nothing on this host
+    await Promise.all([owned.stop(), elsewhere.stop()]);
   });
 
   it("removes a session's containers", async () => {

@@ -3,17 +3,19 @@
  * containers are removed at shutdown, and a detached reaper removes them within seconds if the gateway is SIGKILLed.
  */
 import { spawn } from "node:child_process";
+import os from "node:os";
 import type Docker from "dockerode";
 import { removeContainer } from "./_http.ts";
 import { LABEL, labelFilter, ownerPidOf } from "./labels.ts";
 import { reaperCommand } from "./_self.ts";
 
 /** Removes mcpbox containers whose owner process is gone from this host; returns how many. */
-export async function sweepDeadOwners(docker: Docker): Promise<number> {
+export async function sweepDeadOwners(docker: Docker, host: string = os.hostname()): Promise<number> {
   const list = await docker.listContainers({ all: true, filters: labelFilter({ [LABEL.managed]: "true" }) });
   const dead = list.filter((c) => {
     const pid = ownerPidOf(c.Labels);
-    return pid !== undefined && !isAlive(pid);
+    const ownerHost = c.Labels?.[LABEL.ownerHost];
+    return pid !== undefined && (ownerHost === undefined || ownerHost === host) && !isAlive(pid);
   });
   await Promise.all(dead.map((c) => removeQuietly(docker, c.Id)));
   return dead.length;

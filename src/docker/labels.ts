@@ -5,6 +5,8 @@ export const LABEL = {
   server: "mcpbox.server",
   ownerPid: "mcpbox.owner-pid",
   configHash: "mcpbox.config-hash",
+  /** not in SPEC 4.6: pids mean something on one host only, so the sweep leaves other hosts' containers alone */
+  ownerHost: "mcpbox.owner-host",
 } as const;
 
 export interface ContainerLabels {
@@ -12,9 +14,10 @@ export interface ContainerLabels {
   server: string;
   ownerPid: number;
   configHash: string;
+  ownerHost: string;
 }
 
-/** The five labels of one gateway-owned container. */
+/** The five labels of SPEC 4.6 (plus the owner's host) of one gateway-owned container. */
 export function containerLabels(l: ContainerLabels): Record<string, string> {
   return {
     [LABEL.managed]: "true",
@@ -22,6 +25,7 @@ export function containerLabels(l: ContainerLabels): Record<string, string> {
     [LABEL.server]: l.server,
     [LABEL.ownerPid]: String(l.ownerPid),
     [LABEL.configHash]: l.configHash,
+    [LABEL.ownerHost]: l.ownerHost,
   };
 }
 

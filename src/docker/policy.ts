@@ -2,6 +2,7 @@
  * The run policy (SPEC 2.2) as container create options and as the equivalent `docker run` flags. Pure: dockerode is
  * imported for its types only. Both functions derive from one list of settings so they cannot drift apart.
  */
+import os from "node:os";
 import type { ContainerCreateOptions } from "dockerode";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { LABEL, containerLabels } from "./labels.ts";
@@ -11,6 +12,8 @@ export interface RunContext {
   configHash: string;
   ownerPid: number;
   image: string;
+  /** the host ownerPid lives on; default: this host's name */
+  ownerHost?: string;
 }
 
 /**
@@ -40,7 +43,7 @@ export function containerOptions(
     ...(cmd ? { Cmd: cmd } : {}),
     Env: env,
     User: server.user,
-    Labels: containerLabels({ ...ctx, server: server.name }),
+    Labels: containerLabels({ ...ctx, server: server.name, ownerHost: ctx.ownerHost ?? os.hostname() }),
     Tty: false,
     OpenStdin: true,
     StdinOnce: true,
