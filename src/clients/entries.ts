@@ -61,6 +61,7 @@ function directEntries({ config, imageOf, docker = "docker" }: EntryInputs): Ent
     entries.push({ name: directName(s.name), command: docker, args, env: sorted(env) });
     notes.push(...unenforced(s));
   }
+  if (entries.length > 0) notes.push("direct mode keeps no audit log and shows nothing in `mcpbox monitor` (the gateway does both)");
   return { entries, notes };
 }
 
