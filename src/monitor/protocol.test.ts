@@ -22,6 +22,10 @@ describe("monitor protocol", () => {
     feed('{"a":1}\n{"b"');
     feed(':2}\n\n');
     expect(lines).toEqual(['{"a":1}', '{"b":2}']);
+    const euro = Buffer.from('"€"\n');
+    feed(euro.subarray(0, 2));
+    feed(euro.subarray(2));
+    expect(lines.at(-1)).toBe('"€"');
     feed("x".repeat(MAX_LINE_BYTES + 1));
     expect(overflows).toBe(1);
   });

@@ -3,6 +3,7 @@
  * `hello`, then a `snapshot` of its current state, then live events (a GatewayEvent with `v` added). The monitor may send
  * commands (`restart`); each gets a `reply`.
  */
+import { StringDecoder } from "node:string_decoder";
 import type { GatewayEvent, GatewayInfo, ServerState } from "../gateway/events.ts";
 
 export const PROTOCOL_VERSION = 1;
@@ -85,8 +86,9 @@ export function parseMessage(line: string): GatewayMessage | undefined {
 /** Splits a byte stream into lines; calls onOverflow when one line grows past the cap. */
 export function lineSplitter(onLine: (line: string) => void, onOverflow: () => void): (chunk: Buffer | string) => void {
   let pending = "";
+  const decoder = new StringDecoder("utf8"); // a character split across two reads stays whole
   return (chunk) => {
-    pending += chunk.toString();
+    pending += typeof chunk === "string" ? chunk : decoder.write(chunk);
     let nl: number;
     while ((nl = pending.indexOf("\n")) >= 0) {
       const line = pending.slice(0, nl).trim();
