@@ -77,7 +77,8 @@ describe("mcpbox config", () => {
     expect(doc.servers.mcpbox!.env).toEqual({ GITHUB_TOKEN: "${env:GITHUB_TOKEN}" });
     const claude = mcpbox(["config", "claude-desktop"]);
     expect(JSON.parse(claude.stdout)).toHaveProperty("mcpServers.mcpbox");
-    expect(claude.stderr).toMatch(/must be started with GITHUB_TOKEN in its environment/);
+    expect(claude.stderr).toMatch(/GITHUB_TOKEN will not reach mcpbox: use a file secret/);
+    expect(mcpbox(["config", "zed"]).stderr).toMatch(/Zed must be started with GITHUB_TOKEN in its environment/);
   });
 
   it("writes no secret value into any client's file, in either mode", async () => {

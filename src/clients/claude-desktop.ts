@@ -3,7 +3,8 @@
  * Docs: https://modelcontextprotocol.io/quickstart/user (file locations on macOS and Windows, as quoted in
  * https://raw.githubusercontent.com/confluentinc/mcp-confluent/master/docs/configuring-claude-desktop.md).
  * There is no official Linux build; community builds read ~/.config/Claude/claude_desktop_config.json.
- * Claude Desktop does not expand variables in env, so secrets reach docker through its environment (-e NAME).
+ * Claude Desktop does not expand variables in env and starts servers with only a minimal environment (HOME, PATH...;
+ * the quickstart's troubleshooting says so), so an env secret cannot reach mcpbox through it: file secrets can.
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
@@ -19,5 +20,6 @@ export const claudeDesktop: ClientDescriptor = {
     if (d.os === "windows") return d.join(d.appData, "Claude", "claude_desktop_config.json");
     return d.join(d.xdgConfig, "Claude", "claude_desktop_config.json");
   },
+  serverEnv: "minimal",
   render: (e) => compact({ command: e.command, args: e.args }),
 };

@@ -56,6 +56,8 @@ export interface ClientDescriptor {
   envRef?: (hostVar: string) => string;
   /** what a new file starts with besides the servers (e.g. Continue's required name/version/schema) */
   skeleton?: Record<string, unknown>;
+  /** "minimal": the client starts servers with only a few variables (HOME, PATH...) plus its env map */
+  serverEnv?: "inherited" | "minimal";
   /** The entry in the client's own shape. */
   render: (entry: StdioEntry) => Record<string, unknown>;
   /** Reads one entry of this client's shape back (for `init --from`); default: command/args/env. */

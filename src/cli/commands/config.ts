@@ -79,11 +79,18 @@ function renameNotes(client: ClientDescriptor, entries: readonly StdioEntry[]): 
   const notes = new Set<string>();
   for (const e of entries) {
     for (const [name, hostVar] of Object.entries(e.env)) {
-      notes.add(
-        name === hostVar
-          ? `${client.title} must be started with ${name} in its environment (it is passed on by name)`
-          : `${client.title} cannot map ${hostVar} to ${name}: start it with ${name} set in its environment`,
-      );
+      if (client.serverEnv === "minimal") {
+        notes.add(
+          `${client.title} starts servers with only a few variables (HOME, PATH...) and expands no references, so ` +
+            `${hostVar} will not reach ${name === hostVar ? "mcpbox" : name}: use a file secret ({ file: "..." }) in the sandbox config`,
+        );
+      } else {
+        notes.add(
+          name === hostVar
+            ? `${client.title} must be started with ${name} in its environment (it is passed on by name)`
+            : `${client.title} cannot map ${hostVar} to ${name}: start it with ${name} set in its environment`,
+        );
+      }
     }
   }
   return [...notes];
