@@ -58,7 +58,7 @@ describe("mcpbox init", () => {
     const wrongType = spawnSync(process.execPath, [tsc, "--noEmit", "-p", dir], { encoding: "utf8" });
     expect(wrongType.status).not.toBe(0);
     expect(wrongType.stdout).toContain("Type 'string' is not assignable to type 'number'");
-  });
+  }, 120_000);
 
   it("ships editor types that match the schema (run `npm run build` to regenerate)", async () => {
     expect(fs.readFileSync("templates/init/mcpbox.d.ts", "utf8")).toBe(await renderEditorTypes());
