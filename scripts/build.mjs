@@ -28,6 +28,8 @@ process.on("exit", () => {
   fs.rmSync(work, { recursive: true, force: true });
   fs.rmSync(tmp, { force: true });
 });
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
+removeStaleBuildFolders();
 
 const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
 const appDir = path.join(work, "app");
@@ -105,6 +107,15 @@ function strippedNode() {
   }
   fs.renameSync(tmpNode, cached);
   return cached;
+}
+
+/** Folders of builds that were killed (an hour old: no build takes that long). */
+function removeStaleBuildFolders() {
+  if (!fs.existsSync(cache)) return;
+  for (const name of fs.readdirSync(cache)) {
+    const p = path.join(cache, name);
+    if (/^build-\d+$|\.tmp$/.test(name) && Date.now() - fs.statSync(p).mtimeMs > 3600_000) fs.rmSync(p, { recursive: true, force: true });
+  }
 }
 
 /** Hash of named files (name → path) and extra strings. */
