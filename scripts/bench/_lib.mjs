@@ -55,3 +55,32 @@ export function percentile(samples, p) {
 
 /** A row for a timed command. */
 export const timedRow = (measure, t, extra = {}) => ({ measure, value: t.median, p95: t.p95, unit: "ms", ...extra });
+
+// Runs each command `runs` times (interleaved) and prints, per command, the children's user+sys CPU ms (wait4).
+const CPU_PROBE = `
+import json, os, subprocess, sys
+spec = json.loads(sys.argv[1]); out = {k: [] for k in spec["commands"]}
+for _ in range(spec["warmup"] + spec["runs"]):
+    for k, argv in spec["commands"].items():
+        p = subprocess.Popen(argv, cwd=spec["cwd"], env=spec["env"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = 0
+        if status != 0: sys.exit("%s exited with status %d" % (" ".join(argv), status))
+        out[k].append((ru.ru_utime + ru.ru_stime) * 1000)
+print(json.dumps({k: v[spec["warmup"]:] for k, v in out.items()}))
+`;
+
+/**
+ * CPU time (user + sys, ms) of commands: unlike wall time it hardly moves when other work shares the machine.
+ * Needs python3 (for wait4); returns undefined without it. Same shape as timeCommands.
+ */
+export function cpuCommands(commands, { runs = 20, warmup = 3, cwd = ROOT, env = process.env } = {}) {
+  const spec = JSON.stringify({ commands, runs, warmup, cwd, env });
+  const r = spawnSync("python3", ["-c", CPU_PROBE, spec], { encoding: "utf8", maxBuffer: 1 << 24 });
+  if (r.error) return undefined;
+  if (r.status !== 0) throw new Error(`cpu probe failed: ${r.stderr}`);
+  const samples = JSON.parse(r.stdout);
+  return Object.fromEntries(
+    Object.entries(samples).map(([k, v]) => [k, { median: percentile(v, 50), p95: percentile(v, 95), samples: v }]),
+  );
+}
