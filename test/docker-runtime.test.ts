@@ -3,9 +3,11 @@
  * hardened policy, reached by the real SDK client over the container's stdio; cleanup and the SIGKILL reaper.
  */
 import { execFileSync, spawn } from "node:child_process";
+import net from "node:net";
 import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
+import Dockerode from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -159,7 +161,8 @@ describe("a server container", () => {
 describe("limits and hostile output", () => {
   it("enforces the policy inside the container", async () => {
     const probe = `
-      import fs from "node:fs"; import os from "node:os";
+      import fs from "node:fs"; import net from "node:net";
+import os from "node:os";
       const status = fs.readFileSync("/proc/self/status", "utf8");
       const field = (k) => status.match(new RegExp(k + ":\\\\s*(\\\\S+)"))[1];
       let rootWrite = "ok"; try { fs.writeFileSync("/x", "x"); } catch (e) { rootWrite = e.code; }
@@ -230,6 +233,34 @@ describe("limits and hostile output", () => {
     await until(async () => c.recentStderr().length >= 2, 30_000);
     expect(c.recentStderr()).toEqual(["line one", "line two"]);
     await c.stop();
+  });
+});
+
+describe("other engine connections", () => {
+  it("serves over a TCP engine address too (no JSON body on the attach request)", async () => {
+    // a local TCP port in front of the engine's unix socket stands in for DOCKER_HOST=tcp://...
+    const proxy = net.createServer((c) => {
+      const upstream = net.connect("/var/run/docker.sock");
+      c.pipe(upstream).pipe(c);
+      c.on("error", () => upstream.destroy());
+      upstream.on("error", () => c.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
+    const port = (proxy.address() as net.AddressInfo).port;
+    const tcp = new Dockerode({ host: "127.0.0.1", port, protocol: "http" });
+    const server = resolvedServer("tcp", { image: EVERYTHING, ...nodeScript(`
+      process.stdin.once("data", (b) => { process.stdin.pause(); process.stdin.unshift(b);
+        process.stderr.write("first stdin bytes: " + b.toString().slice(0, 40) + "\\n");
+        process.argv = [process.argv[0], "index.js", "stdio"];
+        import("/app/node_modules/@modelcontextprotocol/server-everything/dist/index.js").then(() => process.stdin.resume()); });`) });
+    const s = session("tcp");
+    const c = await startServerContainer(tcp, containerOptions(server, { session: s, configHash: "h", ownerPid: process.pid, image: EVERYTHING }, {}));
+    const client = await connect(c);
+    const r = await client.callTool({ name: "echo", arguments: { message: "over tcp" } });
+    expect(r.content).toEqual([{ type: "text", text: "Echo: over tcp" }]);
+    expect(c.recentStderr().find((l) => l.startsWith("first stdin bytes"))).toMatch(/^first stdin bytes: \{"(method|jsonrpc)"/);
+    await c.stop();
+    proxy.close();
   });
 });
 

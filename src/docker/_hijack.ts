@@ -1,0 +1,82 @@
+/**
+ * A bodiless, hijacked attach request. docker-modem always sends its options as a JSON body (Podman hands that body
+ * to the container's stdin) and, without one, never flushes the request headers; so the request is made here, on the
+ * engine connection docker-modem resolved (unix socket or named pipe, TCP, TLS). SSH engines use dockerode's attach.
+ */
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import type { Duplex } from "node:stream";
+import type Docker from "dockerode";
+
+interface ModemInternals {
+  socketPath?: unknown;
+  getSocketPath(): Promise<string | undefined>;
+  host?: string;
+  port?: string | number;
+  protocol?: string;
+  version?: string;
+  ca?: unknown;
+  cert?: unknown;
+  key?: unknown;
+  checkServerIdentity?: unknown;
+}
+
+type Endpoint = { request: typeof http.request; options: http.RequestOptions & https.RequestOptions };
+
+async function endpointOf(docker: Docker): Promise<Endpoint | undefined> {
+  const m = docker.modem as unknown as ModemInternals;
+  if (m.socketPath) {
+    const socketPath = await m.getSocketPath();
+    return socketPath ? { request: http.request, options: { socketPath } } : undefined;
+  }
+  if (m.protocol === "http") return { request: http.request, options: { host: m.host, port: m.port } };
+  if (m.protocol === "https") {
+    const tls = { ca: m.ca, cert: m.cert, key: m.key, checkServerIdentity: m.checkServerIdentity } as https.RequestOptions;
+    return { request: https.request, options: { host: m.host, port: m.port, ...tls } };
+  }
+  return undefined;
+}
+
+/** The upgraded connection to a container's stdin, stdout and stderr (multiplexed, no TTY). */
+export async function hijackAttach(docker: Docker, id: string): Promise<Duplex> {
+  const endpoint = await endpointOf(docker);
+  if (!endpoint) {
+    const opts = { stream: true, stdin: true, stdout: true, stderr: true, hijack: true };
+    return (await docker.getContainer(id).attach(opts)) as unknown as Duplex;
+  }
+  const version = (docker.modem as unknown as ModemInternals).version;
+  const path = `${version ? `/${version}` : ""}/containers/${encodeURIComponent(id)}/attach?stream=1&stdin=1&stdout=1&stderr=1`;
+  return new Promise((resolve, reject) => {
+    const req = endpoint.request({
+      ...endpoint.options,
+      method: "POST",
+      path,
+      headers: { Connection: "Upgrade", Upgrade: "tcp", "Content-Length": "0" },
+    });
+    req.once("upgrade", (_res, socket: net.Socket, head: Buffer) => {
+      if (head.length > 0) socket.unshift(head);
+      socket.setNoDelay?.(true); // one JSON-RPC line per write: no Nagle delay on TCP engines
+      resolve(socket);
+    });
+    req.once("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const error = new Error(`attach failed (HTTP ${res.statusCode}): ${engineMessage(text)}`);
+        reject(Object.assign(error, { statusCode: res.statusCode }));
+      });
+    });
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+function engineMessage(body: string): string {
+  try {
+    return (JSON.parse(body) as { message?: string }).message ?? body;
+  } catch {
+    return body.trim();
+  }
+}
