@@ -63,8 +63,9 @@ describe("gateway lifecycle", () => {
   it("removes every container when stdin closes", async () => {
     const gw = await start();
     expect(await running(gw.pid)).toHaveLength(2);
-    await gw.client.close();
-    await waitFor("the gateway to exit", () => (isAlive(gw.pid) ? undefined : true), 30_000);
+    // end stdin ourselves: the SDK's close() would SIGTERM, then SIGKILL a gateway that takes over 2 s to clean up
+    (gw.transport as unknown as { _process: { stdin: NodeJS.WritableStream } })._process.stdin.end();
+    await waitFor("the gateway to exit", () => (isAlive(gw.pid) ? undefined : true), 60_000);
     expect(await containersOf(gw.pid)).toEqual([]);
   });
 

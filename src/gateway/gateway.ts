@@ -35,8 +35,8 @@ export interface GatewayOptions {
   log: (line: string) => void;
 }
 
-/** How long initialize waits for eager servers, to advertise what they really offer. */
-const INITIALIZE_WAIT_MS = 10_000;
+/** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
+const INITIALIZE_WAIT_MS = 30_000;
 
 export class Gateway {
   readonly server: Server;
@@ -76,7 +76,8 @@ export class Gateway {
       this.#resolveClientCaps(request.params.capabilities);
       const ups = [...this.upstreams.values()];
       if (ups.some((u) => u.server.startup === "lazy")) return result;
-      await settleWithin(ups.map((u) => u.ensureStarted()), INITIALIZE_WAIT_MS);
+      const wait = Math.min(INITIALIZE_WAIT_MS, Math.max(...ups.map((u) => u.server.timeouts.startupMs)));
+      await settleWithin(ups.map((u) => u.ensureStarted()), wait);
       const instructions = joinInstructions(ups.map((u) => ({ server: u.name, instructions: u.instructions })));
       const capabilities = unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
       return { ...result, capabilities, ...(instructions ? { instructions } : {}) };
