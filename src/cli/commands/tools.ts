@@ -18,7 +18,8 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const args = parseArgs(ctx.options.args);
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) err(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
-  const quiet = (line: string) => (/: (starting|running)|^\[/.test(line) ? undefined : err(paint.dim(`mcpbox: ${line}`)));
+  // only what the user must know: failures, warnings, builds; not the servers' routine states or their stderr
+  const quiet = (line: string) => (/^\S+: (starting|running|stopped|stopping)\b|^\[/.test(line) ? undefined : err(paint.dim(`mcpbox: ${line}`)));
   const { gateway } = await createGateway(config, names, quiet);
   const client = new Client({ name: "mcpbox-tools", version: VERSION });
   try {
