@@ -58,7 +58,7 @@ export async function ensureTestImage(name: string, docker: Docker = engine()): 
   try {
     for (const rel of dirs) copyPackage(path.join(NODE_MODULES, rel), path.join(ctx, "app/node_modules", rel));
     fs.writeFileSync(path.join(ctx, "Dockerfile"), [...dockerfile, `LABEL ${KEY_LABEL}=${key}`].join("\n") + "\n");
-    await buildImage(docker, ctx, ["Dockerfile", "app"], name);
+    await replaceImage(docker, name, () => buildImage(docker, ctx, ["Dockerfile", "app"], name));
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
   }
@@ -89,7 +89,7 @@ export async function ensureMinimalNodeImage(docker: Docker = engine()): Promise
     fs.mkdirSync(path.join(root, "home/node"), { recursive: true });
     const dockerfile = ["FROM scratch", "COPY rootfs/ /", 'ENV PATH=/usr/local/bin:/usr/bin:/bin', `LABEL mcpbox.test=true ${KEY_LABEL}=${key}`, 'CMD ["node"]'];
     fs.writeFileSync(path.join(ctx, "Dockerfile"), dockerfile.join("\n") + "\n");
-    await buildImage(docker, ctx, ["Dockerfile", "rootfs"], MIN_BASE);
+    await replaceImage(docker, MIN_BASE, () => buildImage(docker, ctx, ["Dockerfile", "rootfs"], MIN_BASE));
   } finally {
     fs.rmSync(ctx, { recursive: true, force: true });
   }
@@ -155,6 +155,14 @@ function hash(parts: string[]): string {
 async function labelOf(docker: Docker, image: string, label: string): Promise<string | undefined> {
   if (!(await imageExists(docker, image))) return undefined;
   return (await docker.getImage(image).inspect()).Config?.Labels?.[label];
+}
+
+/** Builds a new version of a tag and removes the version it replaced (when nothing uses it any more). */
+async function replaceImage(docker: Docker, name: string, build: () => Promise<void>): Promise<void> {
+  const old = (await imageExists(docker, name)) ? (await docker.getImage(name).inspect()).Id : undefined;
+  await build();
+  const now = (await docker.getImage(name).inspect()).Id;
+  if (old && old !== now) await docker.getImage(old).remove().catch(() => {});
 }
 
 /** Builds with the classic builder (no buildx here) and fails with the builder's own error text. */
