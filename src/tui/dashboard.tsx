@@ -2,7 +2,7 @@
  * `mcpbox monitor`: the live dashboard. State lives in the MonitorStore (outside React); this component subscribes,
  * redraws at least once a second for uptimes, and maps keys through the SHORTCUTS array. Sized for 80x24.
  */
-import { useEffect, useState, useSyncExternalStore } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import { Box, Text, useApp, useInput, useStdout } from "ink";
 import type { MonitorStore, ServerRow } from "../monitor/store.ts";
 import { selectedRow, visibleRows } from "../monitor/store.ts";
@@ -31,24 +31,10 @@ export function layout(rows: number, tableWanted: number) {
 
 export function Dashboard({ store, restart, now = Date.now, tickMs = 1000 }: DashboardProps) {
   const state = useSyncExternalStore(store.subscribe, store.getState);
-  const [time, setTime] = useState(now());
+  const time = useTicker(now, tickMs);
+  const { width, height } = useTerminalSize();
   const { exit } = useApp();
-  const { stdout } = useStdout();
-  const [, setResized] = useState(0);
-  const width = Math.max(40, stdout.columns || 80);
-  const height = stdout.rows || 24;
-
-  useEffect(() => {
-    const onResize = () => setResized((n) => n + 1); // re-lay out the panes for the new size
-    stdout.on("resize", onResize);
-    return () => void stdout.off("resize", onResize);
-  }, [stdout]);
-  const theme = makeTheme();
-
-  useEffect(() => {
-    const timer = setInterval(() => setTime(now()), tickMs);
-    return () => clearInterval(timer);
-  }, [now, tickMs]);
+  const theme = useMemo(() => makeTheme(), []);
 
   const selected = selectedRow(state);
   const gateway = state.gateways.find((g) => g.session === selected?.session);
@@ -84,6 +70,28 @@ export function Dashboard({ store, restart, now = Date.now, tickMs = 1000 }: Das
       <Footer state={state} ctx={ctx} />
     </Box>
   );
+}
+
+/** The time, updated every tick: uptimes move even when nothing else happens. */
+function useTicker(now: () => number, tickMs: number): number {
+  const [time, setTime] = useState(now());
+  useEffect(() => {
+    const timer = setInterval(() => setTime(now()), tickMs);
+    return () => clearInterval(timer);
+  }, [now, tickMs]);
+  return time;
+}
+
+/** The terminal's size, read at each render; a resize renders again. */
+function useTerminalSize(): { width: number; height: number } {
+  const { stdout } = useStdout();
+  const [, setResized] = useState(0);
+  useEffect(() => {
+    const onResize = () => setResized((n) => n + 1);
+    stdout.on("resize", onResize);
+    return () => void stdout.off("resize", onResize);
+  }, [stdout]);
+  return { width: Math.max(40, stdout.columns || 80), height: stdout.rows || 24 };
 }
 
 function Footer({ state, ctx }: { state: ReturnType<MonitorStore["getState"]>; ctx: KeyContext }) {
