@@ -18,7 +18,10 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
     if (relisting.has(up)) return;
     const run = async () => {
       while (dirty.delete(up)) {
-        if (await up.relist().catch(() => false)) announce(gw);
+        if (await up.relist().catch(() => false)) {
+          gw.options.listCache?.write(up.server, up.lists);
+          announce(gw);
+        }
       }
       relisting.delete(up);
     };
@@ -79,6 +82,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
         error: error && gw.options.redact(error),
       });
       if (up.state === "running") {
+        gw.options.listCache?.write(up.server, up.lists);
         const l = up.lists;
         gw.options.log(`${up.name}: running (${l.tools.length} tools, ${l.prompts.length} prompts, ${l.resources.length} resources)`);
       } else if (up.state !== "idle") {

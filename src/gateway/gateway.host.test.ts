@@ -21,6 +21,7 @@ import { openAudit } from "./audit.ts";
 import { GatewayEvents } from "./events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
+import { listCache } from "./list-cache.ts";
 import { redactor } from "./redact.ts";
 
 const require = createRequire(import.meta.url);
@@ -55,6 +56,24 @@ function server(name: string, extra: Partial<ResolvedServer> = {}): ResolvedServ
 }
 
 let home: string;
+
+const servers = () => [
+  server("ev", { mounts: [{ source: home, target: "/data", readOnly: true }], approve: ["get-sum"] }),
+  server("ev2", { tools: { allow: ["echo", "get-*"], deny: ["get-env"] }, startup: "lazy" }),
+];
+
+function makeGateway(events = new GatewayEvents()): Gateway {
+  return new Gateway({
+    servers: servers(),
+    launcher: hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] })),
+    session: "test",
+    events,
+    audit: openAudit({ audit: { enabled: true, path: path.join(home, "audit") } }),
+    redact: redactor(["supersecret"]),
+    log: () => {},
+    listCache: listCache(path.join(home, "cache")),
+  });
+}
 let gw: Gateway;
 let client: Client;
 const logs: unknown[] = [];
@@ -64,18 +83,7 @@ let clientRoots: { uri: string; name?: string }[] = [];
 beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-gw-"));
   const events = new GatewayEvents();
-  gw = new Gateway({
-    servers: [
-      server("ev", { mounts: [{ source: home, target: "/data", readOnly: true }], approve: ["get-sum"] }),
-      server("ev2", { tools: { allow: ["echo", "get-*"], deny: ["get-env"] }, startup: "lazy" }),
-    ],
-    launcher: hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] })),
-    session: "test",
-    events,
-    audit: openAudit({ audit: { enabled: true, path: path.join(home, "audit") } }),
-    redact: redactor(["supersecret"]),
-    log: () => {},
-  });
+  gw = makeGateway(events);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await gw.connect(a);
   gw.startEager();
@@ -183,6 +191,26 @@ describe("gateway over host processes", () => {
     }
     expect(text).toContain("file:///data/other");
     expect(text).not.toContain("file:///data/sub");
+  });
+
+  it("lists a lazy server from the cache without starting it, and starts it at its first call", async () => {
+    const second = makeGateway();
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await second.connect(a);
+    second.startEager();
+    const c = new Client({ name: "second", version: "1" });
+    try {
+      await c.connect(b);
+      const names = (await c.listTools()).tools.map((t) => t.name);
+      expect(names).toContain("ev2__echo");
+      expect(second.upstream("ev2").state).toBe("idle");
+      const r = await c.callTool({ name: "ev2__echo", arguments: { message: "woken" } });
+      expect(JSON.stringify(r.content)).toContain("woken");
+      expect(second.upstream("ev2").state).toBe("running");
+    } finally {
+      await c.close();
+      await second.close();
+    }
   });
 
   it("writes audit lines", async () => {

@@ -19,8 +19,10 @@ import { ALL_CAPABILITIES, joinInstructions, unionCapabilities } from "./capabil
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import type { GatewayEvents } from "./events.ts";
 import { forwardingHooks } from "./forward.ts";
+import { EMPTY_LISTS } from "./lists.ts";
 import { registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
+import type { ListCache } from "./list-cache.ts";
 import type { Redact } from "./redact.ts";
 import { Upstream, type UpstreamHooks } from "./upstream.ts";
 
@@ -33,6 +35,8 @@ export interface GatewayOptions {
   redact: Redact;
   /** human lines (stderr) */
   log: (line: string) => void;
+  /** lets lazy servers be listed without starting them */
+  listCache?: ListCache;
 }
 
 /** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
@@ -103,9 +107,22 @@ export class Gateway {
     }
   }
 
-  /** Every server started (lazy ones too: listing is their first use), then the catalog. */
+  /** Every eager server started, then the catalog. A lazy server is listed from the cache, or started once to list it. */
   async ready(): Promise<Catalog> {
-    await Promise.allSettled([...this.upstreams.values()].map((u) => u.ensureStarted()));
+    const cache = this.options.listCache;
+    const waits = [...this.upstreams.values()].map((u) => {
+      if (u.server.startup === "lazy" && u.state === "idle" && cache && u.lists === EMPTY_LISTS) {
+        const cached = cache.read(u.server);
+        if (cached) {
+          u.lists = cached;
+          this.rebuildCatalog();
+          return undefined;
+        }
+      }
+      if (u.server.startup === "lazy" && u.state === "idle" && u.lists !== EMPTY_LISTS) return undefined;
+      return u.ensureStarted();
+    });
+    await Promise.allSettled(waits);
     return this.catalog;
   }
 

@@ -1,0 +1,40 @@
+/**
+ * The last lists of each server, so a lazy server can be listed without starting it: listing is not a use
+ * (SPEC 2.2 `startup: "lazy"`). Keyed by the server's whole resolved config; a stale entry only means a
+ * list_changed once the server really starts.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { stableJson } from "../config/resolve.ts";
+import type { ServerLists } from "./lists.ts";
+import { shortHash } from "./names.ts";
+
+export interface ListCache {
+  read(server: ResolvedServer): ServerLists | undefined;
+  write(server: ResolvedServer, lists: ServerLists): void;
+}
+
+export function listCache(folder: string): ListCache {
+  const file = (s: ResolvedServer) => path.join(folder, `${s.name.replace(/[^a-zA-Z0-9_-]/g, "_")}-${shortHash(stableJson(s), 12)}.json`);
+  return {
+    read(server) {
+      try {
+        const lists = JSON.parse(fs.readFileSync(file(server), "utf8")) as ServerLists;
+        return Array.isArray(lists.tools) ? lists : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    write(server, lists) {
+      try {
+        fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+        const target = file(server);
+        fs.writeFileSync(`${target}.tmp`, JSON.stringify(lists), { mode: 0o600 });
+        fs.renameSync(`${target}.tmp`, target);
+      } catch {
+        // a cache that cannot be written only costs a start
+      }
+    },
+  };
+}
