@@ -81,6 +81,21 @@ describe("ContainerStdioTransport", () => {
     expect(y.closes()).toBe(1);
   });
 
+  it("reads from the start and delivers what came before start(), bounded", async () => {
+    const x = setup();
+    x.stdout.write('{"jsonrpc":"2.0","id":1,"result":{}}\nbanner\n');
+    for (let i = 0; i < 3000; i++) x.stdout.write('{"jsonrpc":"2.0","method":"notifications/flood"}\n');
+    x.stdout.end();
+    await tick();
+    expect(x.stdout.readableLength).toBe(0); // consumed, not buffered
+    expect(x.nonJson).toEqual(["banner"]);
+    expect(x.messages).toEqual([]);
+    await x.t.start();
+    expect(x.messages[0]).toEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(x.messages.length).toBeLessThanOrEqual(1000);
+    expect(x.closes()).toBe(1);
+  });
+
   it("waits for the stream to drain when it pushes back", async () => {
     const x = setup();
     await x.t.start();

@@ -40,6 +40,8 @@ export class ContainerStdioTransport implements Transport {
   private readonly splitter: LineSplitter;
   private started = false;
   private closed = false;
+  /** what happened before start(): delivered by start(), bounded so a flood before it cannot grow memory */
+  private early: Array<() => void> | undefined = [];
 
   constructor(stdin: Writable, stdout: Readable, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
@@ -50,21 +52,25 @@ export class ContainerStdioTransport implements Transport {
       line: (bytes) => this.handleLine(bytes),
       oversize: (info) => this.handleOversize(info),
     });
+    // read from the first byte: a paused stream would buffer whatever the server prints
+    stdout.on("data", (chunk: Buffer) => {
+      if (!this.closed) this.splitter.push(chunk);
+    });
+    stdout.once("end", () => {
+      this.splitter.end();
+      this.markClosed();
+    });
+    stdout.once("close", () => this.markClosed());
+    stdout.on("error", (e) => this.dispatch(() => this.onerror?.(e)));
+    stdin.on("error", (e) => this.dispatch(() => this.onerror?.(e)));
   }
 
   async start(): Promise<void> {
     if (this.started) throw new Error("ContainerStdioTransport already started");
     this.started = true;
-    this.stdout.on("data", (chunk: Buffer) => {
-      if (!this.closed) this.splitter.push(chunk);
-    });
-    this.stdout.once("end", () => {
-      this.splitter.end();
-      this.markClosed();
-    });
-    this.stdout.once("close", () => this.markClosed());
-    this.stdout.on("error", (e) => this.reportError(e));
-    this.stdin.on("error", (e) => this.reportError(e));
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const deliver of early) deliver();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -82,29 +88,34 @@ export class ContainerStdioTransport implements Transport {
     if (this.closed || bytes.length === 0) return;
     const text = bytes.toString("utf8");
     const message = parseMessage(text);
-    if (message) this.onmessage?.(message);
+    if (message) this.dispatch(() => this.onmessage?.(message));
     else if (text.trim() !== "") this.onNonJsonLine(text);
   }
 
   private handleOversize(info: OversizeLine): void {
     if (this.closed) return;
-    this.reportError(new MessageTooLargeError(info.bytes, this.limit));
+    const error = new MessageTooLargeError(info.bytes, this.limit);
+    this.dispatch(() => this.onerror?.(error));
     const id = responseIdOf(info);
     if (id === undefined) return;
     const message = `the server's response is larger than the ${formatBytes(this.limit)} message limit; mcpbox dropped it`;
-    this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } });
+    this.dispatch(() => this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } }));
   }
 
-  private reportError(e: Error): void {
-    this.onerror?.(e);
+  private dispatch(deliver: () => void): void {
+    if (!this.early) deliver();
+    else if (this.early.length < MAX_EARLY_EVENTS) this.early.push(deliver);
   }
 
   private markClosed(): void {
     if (this.closed) return;
     this.closed = true;
-    this.onclose?.();
+    if (this.early && this.early.length >= MAX_EARLY_EVENTS) this.early.pop(); // the close itself is never lost
+    this.dispatch(() => this.onclose?.());
   }
 }
+
+const MAX_EARLY_EVENTS = 1000;
 
 /** A JSON-RPC message, or undefined for anything else (logs, banners, half lines). */
 export function parseMessage(text: string): JSONRPCMessage | undefined {
