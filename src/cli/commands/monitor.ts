@@ -14,16 +14,11 @@ const STATS_WAIT_MS = 1500;
 export async function run(ctx: Context): Promise<number> {
   const session = ctx.options.session as string | undefined;
   const found = findGateways({ session });
-  if (found.length === 0) {
-    if (session) {
-      throw new McpboxError("failed", `no running gateway with session ${session}`, { hint: "`mcpbox ps` lists the running gateways" });
-    }
-    out("No mcpbox gateway is running. Start one with `mcpbox serve` (your MCP client does this), then run `mcpbox monitor` again.");
-    return 0;
-  }
+  if (found.length === 0) return nothingRunning(session);
   const watch = watchGateways(found, { session, rescanMs: session ? 0 : 2000 });
   try {
     await watch.ready;
+    if (watch.store.getState().gateways.length === 0) return nothingRunning(session); // entries left, nobody listening
     if (process.stdout.isTTY && process.stdin.isTTY) {
       const dashboard = await loadDashboard();
       if (dashboard) return await dashboard.runDashboard(watch);
@@ -35,6 +30,14 @@ export async function run(ctx: Context): Promise<number> {
   } finally {
     watch.close();
   }
+}
+
+function nothingRunning(session: string | undefined): number {
+  if (session) {
+    throw new McpboxError("failed", `no running gateway with session ${session}`, { hint: "`mcpbox ps` lists the running gateways" });
+  }
+  out("No mcpbox gateway is running. Start one with `mcpbox serve` (your MCP client does this), then run `mcpbox monitor` again.");
+  return 0;
 }
 
 async function loadDashboard(): Promise<typeof import("../../tui/run.tsx") | undefined> {
