@@ -20,6 +20,7 @@ import { VERSION } from "../version.ts";
 import type { ServerState } from "./events.ts";
 import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
+import { deferResponses, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
 
 export interface UpstreamHooks {
   /** the real client's capabilities (known once it has sent initialize) */
@@ -230,46 +231,5 @@ export class Upstream {
   #downError(why: string): McpError {
     const next = this.server.restart === "never" ? "restart: never, it stays down" : "it is being restarted";
     return new McpError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
-  }
-}
-
-/** What the gateway tells a server it can do: what the real client can do (the gateway forwards it). */
-export function upstreamCapabilities(client: ClientCapabilities): ClientCapabilities {
-  const caps: ClientCapabilities = {};
-  if (client.sampling) caps.sampling = client.sampling;
-  if (client.elicitation) caps.elicitation = client.elicitation;
-  if (client.roots) caps.roots = { listChanged: true };
-  return caps;
-}
-
-/**
- * The SDK handles notifications one microtask late but responses at once, and forgets a request's progress handler
- * when its response arrives: a last progress notification read in the same chunk as the response would be lost.
- * Responses are delivered one microtask late too, so everything keeps the order the server wrote it in.
- */
-function deferResponses(launched: LaunchedServer): void {
-  const t = launched.transport;
-  const deliver = t.onmessage;
-  if (!deliver) return;
-  t.onmessage = (message, extra) => {
-    if ("id" in message && !("method" in message)) void Promise.resolve().then(() => deliver.call(t, message, extra));
-    else deliver.call(t, message, extra);
-  };
-}
-
-async function withTimeout<T>(p: Promise<T>, ms: number, message: string, onLate: (value: T) => void): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  let timedOut = false;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      timedOut = true;
-      reject(new Error(message));
-    }, ms);
-  });
-  p.then((v) => timedOut && onLate(v), () => {});
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }
