@@ -20,14 +20,14 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const caCert = caCertOption(ctx);
   if (ctx.options.print) return printDockerfiles(config, servers, caCert);
   // the engine client is loaded only when something talks to the engine (--print does not)
-  const [{ connectEngine, engine }, { registryOf }, { runBuilds }] = await Promise.all([
+  const [{ engine }, { registryOf }, { runBuilds }] = await Promise.all([
     import("../../docker/engine.ts"),
     import("../../build/builder.ts"),
     import("../../build/run-builds.ts"),
   ]);
   if (ctx.options.push) registryOf(config);
+  // no ping first: the first image lookup reports an unreachable engine just as well, one round trip sooner
   const docker = engine();
-  await connectEngine(docker);
   const view = await progressView(ctx, servers);
   const { outcomes, error } = await runBuilds(docker, config, servers, {
     noCache: ctx.options.cache === false,
