@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { openAudit } from "./audit.ts";
-import { GatewayEvents } from "./events.ts";
+import { GatewayEvents, type GatewayEvent } from "./events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import { listCache } from "./list-cache.ts";
@@ -80,9 +80,12 @@ const logs: unknown[] = [];
 let toolListChanges = 0;
 let clientRoots: { uri: string; name?: string }[] = [];
 
+const seen: GatewayEvent[] = [];
+
 beforeAll(async () => {
   home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-gw-"));
   const events = new GatewayEvents();
+  events.on((e) => void seen.push(e));
   gw = makeGateway(events);
   const [a, b] = InMemoryTransport.createLinkedPair();
   await gw.connect(a);
@@ -211,6 +214,16 @@ describe("gateway over host processes", () => {
       await c.close();
       await second.close();
     }
+  });
+
+  it("emits server states, calls, stderr lines and guard decisions on the event bus", () => {
+    const states = seen.flatMap((e) => (e.type === "server" && e.server === "ev" ? [e.state] : []));
+    expect(states.slice(0, 2)).toEqual(["starting", "running"]);
+    expect(seen).toContainEqual(expect.objectContaining({ type: "server", server: "ev2", state: "idle" }));
+    expect(seen).toContainEqual(expect.objectContaining({ type: "call", server: "ev2", tool: "echo", outcome: "ok" }));
+    expect(seen).toContainEqual(expect.objectContaining({ type: "guard", server: "ev2", tool: "get-env", decision: "denied" }));
+    expect(seen).toContainEqual(expect.objectContaining({ type: "guard", server: "ev", tool: "get-sum", decision: "approved" }));
+    expect(seen.some((e) => e.type === "stderr" && e.server === "ev")).toBe(true);
   });
 
   it("writes audit lines", async () => {
