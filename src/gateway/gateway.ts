@@ -40,7 +40,7 @@ export interface GatewayOptions {
 }
 
 /** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
-const INITIALIZE_WAIT_MS = 30_000;
+const INITIALIZE_WAIT_MS = 25_000; // below the 30 s some clients allow for initialize
 
 export class Gateway {
   readonly server: Server;

@@ -106,13 +106,16 @@ export class Upstream {
     let launched: LaunchedServer | undefined;
     try {
       await this.#launcher.prepare?.(this.server);
-      launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000));
+      launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000).catch(() => {}));
       if (this.#stopped) throw new Error("the gateway is stopping");
       this.#launched = launched;
       this.containerId = launched.id;
       launched.onStderr((line) => this.#hooks.onStderr(this, line));
       const watched = launched;
-      void watched.exited.then((info) => this.#onExit(watched, info));
+      void watched.exited.then(
+        (info) => this.#onExit(watched, info),
+        () => this.#onExit(watched, { exitCode: -1, oomKilled: false }),
+      );
       const client = await this.#connect(launched, startupMs);
       this.capabilities = client.getServerCapabilities();
       this.instructions = client.getInstructions();
@@ -152,7 +155,7 @@ export class Upstream {
     this.#lastExit = info;
     const client = this.#client;
     this.#client = undefined;
-    void client?.close(); // fails every in-flight request now
+    void client?.close().catch(() => {}); // fails every in-flight request now
     if (this.#stopped) return;
     const lived = this.startedAt === undefined ? 0 : Date.now() - this.startedAt;
     if (lived > STABLE_MS) this.#failures = 0;
@@ -198,7 +201,7 @@ export class Upstream {
     this.#launched = undefined;
     const client = this.#client;
     this.#client = undefined;
-    void client?.close();
+    void client?.close().catch(() => {});
     await launched?.stop(2000).catch(() => {});
     this.restarts++;
     await this.start();

@@ -13,6 +13,8 @@ import { messageOf } from "../../errors.ts";
 const log = (line: string) => void process.stderr.write(`mcpbox: ${line}\n`);
 
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
+  // a stray rejection in one server's traffic must not take every other server down with the gateway
+  process.on("unhandledRejection", (e) => log(`internal error (the gateway keeps running): ${messageOf(e)}`));
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   const { gateway, events, info } = await createGateway(config, names, log);
