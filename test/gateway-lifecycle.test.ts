@@ -4,6 +4,7 @@
  */
 import { spawn } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { engine } from "../src/docker/engine.ts";
 import { LABEL } from "../src/docker/labels.ts";
 import { ensureTestImage, nodeBaseImage } from "./helpers/images.ts";
@@ -58,6 +59,21 @@ describe("gateway lifecycle", () => {
     const after = (await running(gw.pid)).filter((c) => c.Labels[LABEL.server] === "ev");
     expect(after).toHaveLength(1);
     expect(after[0]!.Id).not.toBe(ev!.Id);
+  });
+
+  it("re-lists a restarted server and tells the client when its tools changed", async () => {
+    let changes = 0;
+    const gw = await connect(p, { setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });
+    open.push(gw);
+    await gw.client.listTools();
+    await gw.client.callTool({ name: "raw__add_tool", arguments: {} });
+    await waitFor("list_changed after add_tool", () => changes >= 1);
+    expect((await gw.client.listTools()).tools.some((t) => t.name.startsWith("raw__extra_"))).toBe(true);
+    const [raw] = (await running(gw.pid)).filter((c) => c.Labels[LABEL.server] === "raw");
+    const before = changes;
+    await engine().getContainer(raw!.Id).kill();
+    await waitFor("list_changed after the restart", () => changes > before, 60_000);
+    expect((await gw.client.listTools()).tools.some((t) => t.name.startsWith("raw__extra_"))).toBe(false);
   });
 
   it("removes every container when stdin closes", async () => {
