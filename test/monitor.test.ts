@@ -60,6 +60,8 @@ function tmux(args: string, home: string) {
   tmuxSessions.push(name);
   return {
     screen: () => execFileSync("tmux", ["capture-pane", "-p", "-t", name], { encoding: "utf8" }),
+    /** the screen with its escape sequences (colours) */
+    styled: () => execFileSync("tmux", ["capture-pane", "-p", "-e", "-t", name], { encoding: "utf8" }),
     keys: (...keys: string[]) => execFileSync("tmux", ["send-keys", "-t", name, ...keys]),
     exitCode: () => waitFor("the command to exit", () => (fs.existsSync(exitFile) ? fs.readFileSync(exitFile, "utf8").trim() : undefined)),
   };
@@ -80,7 +82,7 @@ async function containerOf(server: string) {
 }
 
 describe("mcpbox monitor", () => {
-  it("shows both servers with state, CPU, memory and the calls made, a restart after docker kill, and quits with 0", async () => {
+  it("shows both servers with state, CPU, memory and the calls made at 80x24, and quits with 0", async () => {
     for (let i = 0; i < 5; i++) await gw.client.callTool({ name: "everything__echo", arguments: { message: `hello ${i}` } });
     for (let i = 0; i < 2; i++) await gw.client.callTool({ name: "files__list_allowed_directories", arguments: {} });
 
@@ -103,26 +105,39 @@ describe("mcpbox monitor", () => {
     expect(row(first, "files")).toMatchObject({ calls: 2, restarts: 0, errors: "0" });
     expect(first).toMatch(/ echo +\S+ ok/); // the recent calls pane
     expect(first).toMatch(/↑↓\/jk select +r restart +\/ filter +q quit/);
+    expect(ui.styled()).not.toMatch(/\x1b\[[0-9;]*(3[0-7]|9[0-7]|38;[0-9;]+)m/); // NO_COLOR: no colour at all
 
+    ui.keys("q");
+    expect(await ui.exitCode()).toBe("0");
+  });
+
+  it("shows the restart of a server whose container was killed with docker kill", async () => {
+    const ui = tmux("monitor", p.home);
+    await waitFor("files running", () => row(ui.screen(), "files")?.state === "running", 30_000);
     const victim = await containerOf("files");
     expect(victim, "the files server's container").toBeDefined();
     await engine().getContainer(victim!.Id).kill();
     const after = await waitFor("the restart on screen", () => {
       const r = row(ui.screen(), "files");
       return r && r.restarts >= 1 && r.state === "running" ? r : undefined;
-    }, 60_000);
+    }, 120_000);
     expect(after.restarts).toBeGreaterThanOrEqual(1);
     expect((await containerOf("files"))?.Id).not.toBe(victim!.Id);
+    ui.keys("q");
+    expect(await ui.exitCode()).toBe("0");
+  });
 
-    // r restarts the selected server (the first row, everything) through the gateway's socket
+  it("restarts the selected server with r", async () => {
+    const ui = tmux("monitor", p.home);
+    // the first row, everything, is selected
+    await waitFor("everything selected and running", () => row(ui.screen(), "everything")?.line.startsWith("› everything running"), 30_000);
     const before = await containerOf("everything");
     ui.keys("r");
     await waitFor("everything restarted from the monitor", () => {
       const r = row(ui.screen(), "everything");
       return r && r.restarts >= 1 && r.state === "running" ? r : undefined;
-    }, 60_000);
+    }, 120_000);
     expect((await containerOf("everything"))?.Id).not.toBe(before?.Id);
-
     ui.keys("q");
     expect(await ui.exitCode()).toBe("0");
   });
