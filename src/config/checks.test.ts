@@ -91,6 +91,12 @@ describe("policy checks (SPEC 2.3)", () => {
     expect(problems).toContain('sandbox.config.ts: servers.s.network: must be "none", "bridge" or { network: "<docker network name>" }');
   });
 
+  it("reports two sources even when the server has other schema errors", () => {
+    const problems = check({ s: { ...image, template: "node", package: "a@1", monts: [], limits: { cpus: "x" } } });
+    expect(problems).toContain("sandbox.config.ts: servers.s: has 2 sources (image, template): keep exactly one");
+    expect(problems).toHaveLength(3);
+  });
+
   it("reports schema errors and policy refusals all at once", () => {
     const problems = check({ s: { ...image, monts: [], user: "root", mounts: [{ source: "~/.ssh", target: "/k" }] } });
     expect(problems.length).toBeGreaterThanOrEqual(3);

@@ -153,7 +153,7 @@ export const Server = z
         }
       }
     }
-  })
+  }, { when: (payload) => typeof payload.value === "object" && payload.value !== null })
   .meta({ id: "Server" });
 
 export const BuildSettings = z.strictObject({
