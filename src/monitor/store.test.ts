@@ -105,5 +105,7 @@ describe("MonitorStore", () => {
     store.gone("g2");
     expect(store.getState().gateways[0]?.status).toBe("gone");
     expect(visibleRows(store.getState())[0]?.state).toBe("gone");
+    store.remove("g2");
+    expect(store.getState()).toMatchObject({ gateways: [], selected: undefined });
   });
 });

@@ -91,6 +91,11 @@ export class MonitorStore {
     }
   }
 
+  /** Forgets a gateway (one that has been gone for a while). */
+  remove(session: string): void {
+    if (this.#gateways.delete(session)) this.#commit();
+  }
+
   moveSelection(delta: number): void {
     const rows = visibleRows(this.getState());
     if (rows.length === 0) return;
@@ -149,7 +154,8 @@ export class MonitorStore {
   #publish(next: MonitorState, announce = true): void {
     const rows = visibleRows(next);
     const keep = this.#chosen && rows.some((r) => rowKey(r) === next.selected);
-    if (!keep && rows.length > 0 && next.selected !== rowKey(rows[0]!)) next = { ...next, selected: rowKey(rows[0]!) };
+    const first = rows[0] ? rowKey(rows[0]) : undefined;
+    if (!keep && next.selected !== first && (first !== undefined || next.filter === "")) next = { ...next, selected: first };
     this.#state = next;
     this.#unannounced = true;
     if (announce) this.#announce();

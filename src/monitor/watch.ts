@@ -13,7 +13,11 @@ export interface WatchOptions {
   session?: string;
   /** how often to look for new gateways; 0: never */
   rescanMs?: number;
+  /** how long a gateway that went away stays on screen, marked gone */
+  forgetGoneMs?: number;
 }
+
+const FORGET_GONE_MS = 5 * 60_000;
 
 export interface Watch {
   store: MonitorStore;
@@ -49,6 +53,7 @@ export function watchGateways(found: PublishedGateway[], options: WatchOptions =
           connections.delete(session);
           store.gone(session);
           snapshot();
+          setTimeout(() => connections.has(session) || store.remove(session), options.forgetGoneMs ?? FORGET_GONE_MS).unref();
         },
       });
       if (closed) return conn.close();

@@ -93,6 +93,20 @@ describe("Dashboard", () => {
     expect(frame).not.toMatch(/r restart/); // nothing to restart on a gateway that is gone
   });
 
+  it("scrolls a long server list to keep the selection on screen, within 80x24", async () => {
+    const store = new MonitorStore();
+    store.apply("a1b2c3", hello("a1b2c3"));
+    for (let i = 0; i < 15; i++) store.apply("a1b2c3", server(`srv${String(i).padStart(2, "0")}`));
+    const r = renderAt80x24(store);
+    for (let i = 0; i < 14; i++) r.stdin.write("j");
+    await tick();
+    const lines = (r.lastFrame() ?? "").split("\n");
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(lines.some((l) => l.startsWith("› srv14 "))).toBe(true);
+    expect(lines.some((l) => l.includes(" srv00 "))).toBe(false);
+    expect(lines.at(-1)).toMatch(/q quit/);
+  });
+
   it("says so when it is waiting for gateways", async () => {
     const r = renderAt80x24(new MonitorStore());
     await tick();
