@@ -167,6 +167,14 @@ describe("mcpbox monitor", () => {
     expect(out).toMatch(/^gateway \S+ · pid \d+ · up /m);
     expect(out).toMatch(/^everything +running /m);
     expect(out).toMatch(/^files +running /m);
+
+    const session = /^gateway (\S+) /m.exec(out)![1]!;
+    const env = { ...process.env, MCPBOX_HOME: p.home, NO_COLOR: "1" };
+    expect(execFileSync(command, [...args, "monitor", "--session", session], { env, encoding: "utf8" })).toContain(`gateway ${session} `);
+    const missing = spawnSync(command, [...args, "monitor", "--session", "nosuchsession"], { env, encoding: "utf8" });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/no running gateway with session nosuchsession/);
+    expect(missing.stderr).toMatch(/mcpbox ps/);
   });
 
   it("says so and exits 0 when no gateway is running", async () => {
