@@ -230,7 +230,7 @@ describe("run_code limits", () => {
     const runs = await Promise.all(
       Array.from({ length: 20 }, (_, i) => r.run(langs[i % 3]!, code[langs[i % 3]!].replace("%d", String(i)))),
     );
-    expect(runs.map((x) => x.stdout)).toEqual(Array.from({ length: 20 }, (_, i) => `${6 * i}\n`));
+    runs.forEach((x, i) => expect(x.stdout, JSON.stringify(x)).toBe(`${6 * i}\n`));
     await r.close();
     expect(await r.containers()).toEqual([]);
   });

@@ -35,17 +35,22 @@ describe("OutputCollector", () => {
 });
 
 describe("the exit trailer", () => {
-  const trailer = (nonce: string, code: number) => `\0MCPBOX-EXIT:${nonce}:${code}\0`;
+  const trailer = (nonce: string, code: number, oom = 0) => `\0MCPBOX-EXIT:${nonce}:${code}:${oom}\0`;
 
-  it("reads the status and keeps the trailer out of stderr", () => {
+  it("reads the status once the trailer came on both streams, and keeps it out of the output", () => {
     const c = new OutputCollector(100, "00ff");
-    const all = Buffer.concat([frame(1, "out"), frame(2, "warn\n" + trailer("00ff", 3))]);
+    const t = trailer("00ff", 137, 1);
+    const all = Buffer.concat([frame(2, "warn\n" + t), frame(1, "out")]);
     for (let i = 0; i < all.length; i += 5) c.push(all.subarray(i, i + 5));
-    expect(c.exitStatus).toBe(3);
+    expect(c.exitStatus).toBeUndefined();
+    c.push(frame(1, t));
+    expect(c.exitStatus).toBe(137);
+    expect(c.oomKills).toBe(1);
+    expect(c.stdout).toEqual({ text: "out", bytes: 3, truncated: false });
     expect(c.stderr).toEqual({ text: "warn\n", bytes: 5, truncated: false });
   });
 
-  it("ignores a trailer with another nonce or on stdout", () => {
+  it("ignores a trailer with another nonce", () => {
     const c = new OutputCollector(100, "00ff");
     c.push(Buffer.concat([frame(1, trailer("00ff", 0)), frame(2, trailer("1234", 0))]));
     expect(c.exitStatus).toBeUndefined();
@@ -54,8 +59,30 @@ describe("the exit trailer", () => {
   it("finds the trailer after stderr was cut", () => {
     const c = new OutputCollector(4, "ab");
     c.push(frame(2, "x".repeat(1000)));
-    c.push(frame(2, trailer("ab", 0)));
+    c.push(Buffer.concat([frame(2, trailer("ab", 0)), frame(1, trailer("ab", 0))]));
     expect(c.exitStatus).toBe(0);
     expect(c.stderr).toEqual({ text: "xxxx", bytes: 1000, truncated: true });
+  });
+});
+
+describe("the ready marks", () => {
+  const READY_TEXT = "\0MCPBOX-READY\0";
+
+  it("are stripped from the start of each stream, even split across frames", () => {
+    const c = new OutputCollector(100);
+    c.push(frame(1, READY_TEXT.slice(0, 4)));
+    expect(c.ready).toEqual({ stdout: false, stderr: false });
+    c.push(Buffer.concat([frame(1, READY_TEXT.slice(4) + "hi"), frame(2, READY_TEXT)]));
+    expect(c.ready).toEqual({ stdout: true, stderr: true });
+    expect(c.stdout.text).toBe("hi");
+    expect(c.stderr).toEqual({ text: "", bytes: 0, truncated: false });
+  });
+
+  it("leave other output alone", () => {
+    const c = new OutputCollector(100);
+    c.push(Buffer.concat([frame(1, "\0MCPBOX-X"), frame(2, "plain")]));
+    expect(c.ready).toEqual({ stdout: false, stderr: false });
+    expect(c.stdout.text).toBe("\0MCPBOX-X");
+    expect(c.stderr.text).toBe("plain");
   });
 });

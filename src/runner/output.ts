@@ -1,11 +1,38 @@
 /**
  * Reads Docker's multiplexed attach stream (8-byte frame headers: stream type, 0, 0, 0, big-endian length) into
  * stdout and stderr, each kept up to a cap. Bytes beyond the cap are counted and dropped, so memory stays bounded
- * whatever a program prints. It also spots the launcher's exit trailer (`\0MCPBOX-EXIT:<nonce>:<status>\0`, the last
- * bytes on stderr; see templates/runner/run.py) and keeps it out of stderr. Pure: fed with chunks as they arrive.
+ * whatever a program prints. It also spots the launcher's exit trailer (`\0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0`,
+ * the last bytes of both streams; see templates/runner/run.py) and keeps it out of the output: the engine copies the
+ * two streams independently, so the output is complete only once the trailer came on both. Pure.
  */
 const HEADER = 8;
 const TAIL = 64;
+/** What the launcher writes first on stdout and on stderr: seeing both proves both streams reach mcpbox. */
+export const READY = Buffer.from("\0MCPBOX-READY\0", "latin1");
+
+/** Strips READY from the start of one stream; anything else there is passed on as output. */
+class ReadyPrefix {
+  #seen: Buffer | undefined = Buffer.alloc(0);
+  ready = false;
+
+  /** The part of `data` that is output. */
+  feed(data: Buffer): Buffer {
+    if (!this.#seen) return data;
+    const seen = Buffer.concat([this.#seen, data]);
+    const n = Math.min(seen.length, READY.length);
+    if (!seen.subarray(0, n).equals(READY.subarray(0, n))) {
+      this.#seen = undefined;
+      return seen;
+    }
+    if (seen.length < READY.length) {
+      this.#seen = seen;
+      return Buffer.alloc(0);
+    }
+    this.#seen = undefined;
+    this.ready = true;
+    return seen.subarray(READY.length);
+  }
+}
 
 export interface CappedText {
   readonly text: string;
@@ -55,17 +82,22 @@ class Capped {
 
 export class OutputCollector {
   readonly #streams: Capped[];
+  readonly #prefixes = [new ReadyPrefix(), new ReadyPrefix()];
   #pending: Buffer = Buffer.alloc(0);
   /** stream index and bytes left of the frame being read, or undefined between frames */
   #frame: { stream: number; left: number } | undefined;
   readonly #trailer: RegExp | undefined;
-  #stderrTail = "";
-  /** the exit status the launcher reported, once its trailer arrived */
+  readonly #tails = ["", ""];
+  readonly #ended = [false, false];
+  /** the exit status the launcher reported, once its trailer arrived on both streams */
   exitStatus: number | undefined;
+  #status: number | undefined;
+  /** processes the kernel killed for lack of memory, as the launcher reported them */
+  oomKills = 0;
 
   constructor(maxBytes: number, nonce?: string) {
     this.#streams = [new Capped(maxBytes), new Capped(maxBytes)];
-    this.#trailer = nonce === undefined ? undefined : new RegExp(`\0MCPBOX-EXIT:${nonce}:(\\d{1,3})\0$`);
+    this.#trailer = nonce === undefined ? undefined : new RegExp(`\0MCPBOX-EXIT:${nonce}:(\\d{1,3}):(\\d{1,9})\0$`);
   }
 
   push(chunk: Buffer): void {
@@ -82,21 +114,30 @@ export class OutputCollector {
         continue;
       }
       const take = Math.min(this.#frame.left, data.length);
-      this.#streams[this.#frame.stream]!.push(data.subarray(0, take));
-      if (this.#frame.stream === 1) this.#watchStderr(data.subarray(0, take));
+      const part = this.#prefixes[this.#frame.stream]!.feed(data.subarray(0, take));
+      this.#streams[this.#frame.stream]!.push(part);
+      this.#watchTrailer(this.#frame.stream, part);
       this.#frame.left -= take;
       data = data.subarray(take);
       if (this.#frame.left === 0) this.#frame = undefined;
     }
   }
 
-  #watchStderr(part: Buffer): void {
-    if (!this.#trailer || this.exitStatus !== undefined) return;
-    this.#stderrTail = (this.#stderrTail + part.toString("latin1")).slice(-TAIL);
-    const m = this.#trailer.exec(this.#stderrTail);
+  #watchTrailer(stream: number, part: Buffer): void {
+    if (!this.#trailer || this.#ended[stream]) return;
+    this.#tails[stream] = (this.#tails[stream] + part.toString("latin1")).slice(-TAIL);
+    const m = this.#trailer.exec(this.#tails[stream]!);
     if (!m) return;
-    this.exitStatus = Number(m[1]);
-    this.#streams[1]!.dropLast(m[0].length);
+    this.#ended[stream] = true;
+    this.#status = Number(m[1]);
+    this.oomKills = Math.max(this.oomKills, Number(m[2]));
+    this.#streams[stream]!.dropLast(m[0].length);
+    if (this.#ended[0] && this.#ended[1]) this.exitStatus = this.#status;
+  }
+
+  /** Whether READY arrived on stdout and on stderr. */
+  get ready(): { stdout: boolean; stderr: boolean } {
+    return { stdout: this.#prefixes[0]!.ready, stderr: this.#prefixes[1]!.ready };
   }
 
   get stdout(): CappedText {

@@ -1,18 +1,22 @@
 /**
  * Where run containers come from: a fresh one per run, or, with `pool: n`, one of n warm containers per language
- * already started and waiting for their request on stdin. A warm container serves exactly one run and is replaced
- * at once; nothing is ever reused. close() removes every container this pool still holds or runs.
+ * already started, connected and waiting for their request on stdin. A warm container serves exactly one run and is
+ * replaced at once; nothing is ever reused. close() removes every container this pool still holds or runs.
  */
 import type { Docker } from "../docker/engine.ts";
 import type { RunContext } from "../docker/policy.ts";
 import { startOneShot, type OneShot } from "../docker/run-once.ts";
 import type { Language, ResolvedServer } from "../config/resolve.ts";
 import { runContainerOptions } from "./container.ts";
+import { prepare, whenReady, type Prepared } from "./prepare.ts";
 
 interface Warm {
-  shot: OneShot;
+  prepared: Prepared;
   dead: boolean;
 }
+
+/** Containers whose output streams did not connect are replaced; this many tries per run. */
+const ATTEMPTS = 3;
 
 export class RunnerPool {
   readonly #docker: Docker;
@@ -35,17 +39,17 @@ export class RunnerPool {
     }
   }
 
-  /** A started container for one run of `language`; the caller must release() it. */
-  async take(language: Language): Promise<OneShot> {
+  /** A started, connected container for one run of `language`; the caller must release() its shot. */
+  async take(language: Language): Promise<Prepared> {
     if (this.#closed) throw new Error("the code runner is shutting down");
     const ready = this.#warm.get(language) ?? [];
     let warm: Warm | undefined;
-    while ((warm = ready.shift()) && warm.dead) this.release(warm.shot).catch(() => {});
+    while ((warm = ready.shift()) && warm.dead) this.release(warm.prepared.shot).catch(() => {});
     if (warm) {
       this.#refill(language);
-      return warm.shot;
+      return warm.prepared;
     }
-    return this.#start(language);
+    return this.#startReady(language);
   }
 
   /** Removes a container after its run (or when it is no longer wanted); once per container. */
@@ -69,7 +73,18 @@ export class RunnerPool {
     await Promise.allSettled([...this.#releasing.values()]);
   }
 
-  async #start(language: Language): Promise<OneShot> {
+  /** Starts containers until one's output streams are connected (ATTEMPTS at most). */
+  async #startReady(language: Language): Promise<Prepared> {
+    for (let attempt = 1; ; attempt++) {
+      const prepared = await this.#start(language);
+      if (await whenReady(prepared, this.#server.timeouts.startupMs)) return prepared;
+      await this.release(prepared.shot).catch(() => {});
+      if (this.#closed) throw new Error("the code runner is shutting down");
+      if (attempt === ATTEMPTS) throw new Error(`no run container came up in ${ATTEMPTS} tries (its output did not connect)`);
+    }
+  }
+
+  async #start(language: Language): Promise<Prepared> {
     const pending = startOneShot(this.#docker, runContainerOptions(this.#server, this.#ctx, language));
     this.#starting.add(pending);
     try {
@@ -79,7 +94,7 @@ export class RunnerPool {
         await this.release(shot);
         throw new Error("the code runner is shutting down");
       }
-      return shot;
+      return prepare(shot, this.#server.maxOutputBytes);
     } finally {
       this.#starting.delete(pending);
     }
@@ -87,14 +102,16 @@ export class RunnerPool {
 
   #refill(language: Language): void {
     if (this.#closed || this.#server.pool === 0) return;
-    this.#start(language).then(
-      (shot) => {
-        const warm: Warm = { shot, dead: false };
-        void shot.exited.then(() => (warm.dead = true));
-        if (this.#closed) void this.release(shot);
+    const pending = this.#startReady(language);
+    this.#starting.add(pending);
+    pending.then(
+      (prepared) => {
+        const warm: Warm = { prepared, dead: false };
+        void prepared.shot.exited.then(() => (warm.dead = true));
+        if (this.#closed) void this.release(prepared.shot);
         else this.#warm.get(language)?.push(warm);
       },
       () => {}, // an engine hiccup: the next take starts a container on demand
-    );
+    ).finally(() => this.#starting.delete(pending));
   }
 }

@@ -1,12 +1,11 @@
 /**
  * One run in a started container: send the request on stdin, collect capped output, kill at the wall-clock timeout
- * or on cancellation. The answer comes as soon as the launcher's exit trailer arrives; without one (the program was
- * killed, or the launcher failed) the exit state and OOM flag are read from the engine once the container stopped.
+ * or on cancellation. The answer comes as soon as the launcher's exit trailer arrives (status and OOM kills, while the
+ * container still runs: the engine may drop the last output of a container that stops); without one (timeout,
+ * cancellation, a failed launcher) the exit state and OOM flag are read from the engine once the container stopped.
  * The caller removes the container afterwards, whatever happened.
  */
-import { randomBytes } from "node:crypto";
-import type { OneShot } from "../docker/run-once.ts";
-import { OutputCollector } from "./output.ts";
+import type { Prepared } from "./prepare.ts";
 import { requestPayload, type RunRequest } from "./request.ts";
 
 export interface RunResult {
@@ -32,19 +31,13 @@ export interface RunOptions {
 /** After the container stopped, how long to wait for the last output still on its way. */
 const DRAIN_MS = 2000;
 
-export async function runIn(shot: OneShot, req: RunRequest, opts: RunOptions): Promise<RunResult> {
-  const nonce = randomBytes(8).toString("hex");
-  const output = new OutputCollector(opts.maxOutputBytes, nonce);
-  let reported!: () => void;
-  const trailer = new Promise<"trailer">((resolve) => (reported = () => resolve("trailer")));
-  const outputEnded = new Promise<void>((resolve) => {
-    shot.stdio.on("data", (chunk: Buffer) => {
-      output.push(chunk);
-      if (output.exitStatus !== undefined) reported();
-    });
-    shot.stdio.once("end", resolve);
-    shot.stdio.once("close", resolve);
-    shot.stdio.once("error", () => resolve());
+export async function runIn(prepared: Prepared, req: RunRequest, opts: RunOptions): Promise<RunResult> {
+  const { shot, output, nonce } = prepared;
+  let unsubscribe = () => {};
+  const trailer = new Promise<"trailer">((resolve) => {
+    const check = () => output.exitStatus !== undefined && resolve("trailer");
+    unsubscribe = prepared.onOutput(check);
+    check();
   });
   let timedOut = false;
   let cancelled = false;
@@ -64,12 +57,14 @@ export async function runIn(shot: OneShot, req: RunRequest, opts: RunOptions): P
     how = await Promise.race([trailer, shot.exited.then(() => "exit" as const)]);
   } finally {
     clearTimeout(timer);
+    unsubscribe();
     opts.signal?.removeEventListener("abort", onAbort);
   }
   const durationMs = Math.round(performance.now() - started);
-  if (how === "exit") await Promise.race([outputEnded, delay(DRAIN_MS)]);
+  if (how === "exit") await Promise.race([prepared.ended, delay(DRAIN_MS)]);
   shot.stdio.destroy();
-  const state = how === "trailer" && !timedOut && !cancelled ? { exitCode: output.exitStatus!, oomKilled: false } : await shot.state();
+  const reported = how === "trailer" && !timedOut && !cancelled;
+  const state = reported ? { exitCode: output.exitStatus!, oomKilled: output.oomKills > 0 } : await shot.state();
   const stdout = output.stdout;
   const stderr = output.stderr;
   return {

@@ -77,18 +77,18 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
 }
 
 async function runOnce(pool: RunnerPool, server: ResolvedServer, req: RunRequest, signal: AbortSignal): Promise<RunResult | { error: string }> {
-  let shot;
+  let prepared;
   try {
-    shot = await pool.take(req.language);
+    prepared = await pool.take(req.language);
   } catch (e) {
     return { error: messageOf(e) };
   }
   try {
-    return await runIn(shot, req, { timeoutMs: server.timeouts.runMs, maxOutputBytes: server.maxOutputBytes, signal });
+    return await runIn(prepared, req, { timeoutMs: server.timeouts.runMs, maxOutputBytes: server.maxOutputBytes, signal });
   } catch (e) {
     return { error: messageOf(e) };
   } finally {
-    pool.release(shot).catch(() => {}); // removal need not delay the answer; close() waits for it
+    pool.release(prepared.shot).catch(() => {}); // removal need not delay the answer; close() waits for it
   }
 }
 

@@ -1,14 +1,19 @@
-# The code runner's launcher (the container's entrypoint). It waits for one request on stdin: a marker line, then JSON
+# The code runner's launcher (the container's entrypoint). It writes a ready mark on stdout and on stderr, then waits
+# for one request on stdin: a marker line, then JSON
 # {nonce, language, code, stdin?, files?}. It writes the files and the code under /work (a fresh tmpfs), runs the
-# interpreter as its child and, when that exits normally, writes a trailer \0MCPBOX-EXIT:<nonce>:<status>\0 on stderr
-# so mcpbox can answer without waiting for the engine to notice the exit (a program killed by a signal gets no trailer:
-# mcpbox then reads the exit and the OOM flag from the engine). The code never appears in any process's argv.
+# interpreter as its child, and when that ends writes a trailer \0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0 on
+# stdout and on stderr.
+# Then it lingers: the engine may drop the last output of a container that stops at once, so mcpbox removes the
+# container once the trailer arrived. The code never appears in any process's argv.
 import json
 import os
 import sys
+import time
 
 MARKER = b"\nMCPBOX-RUN-1\n"
+READY = b"\0MCPBOX-READY\0"
 WORK = "/work"
+LINGER_SECONDS = 60  # mcpbox removes the container long before; this only bounds a container nobody removes
 PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js"), "bash": ("bash", ".run_code.sh")}
 
 
@@ -27,6 +32,8 @@ def place(rel, content):
 
 
 def main():
+    os.write(1, READY)  # mcpbox sends the request only once both marks arrived: both streams are connected
+    os.write(2, READY)
     data = sys.stdin.buffer.read()
     at = data.find(MARKER)
     if at < 0:
@@ -47,11 +54,26 @@ def main():
     if pid == 0:
         run_child(stdin_path, command, name)
     _, status = os.waitpid(pid, 0)
-    if not os.WIFEXITED(status):
-        return 128 + os.WTERMSIG(status)
-    code = os.WEXITSTATUS(status)
-    os.write(2, b"\0MCPBOX-EXIT:" + request["nonce"].encode("ascii") + b":" + str(code).encode("ascii") + b"\0")
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+    trailer = ("\0MCPBOX-EXIT:%s:%d:%d\0" % (request["nonce"], code, oom_kills())).encode("ascii")
+    os.write(1, trailer)  # on both streams: the engine copies them independently, so each needs its own end
+    os.write(2, trailer)
+    time.sleep(LINGER_SECONDS)
     return code
+
+
+def oom_kills():
+    """How many processes the kernel killed in this container for lack of memory (cgroup v1 or v2)."""
+    for path, key in (("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"), ("/sys/fs/cgroup/memory.events", "oom_kill")):
+        try:
+            with open(path) as f:
+                for line in f:
+                    name, _, value = line.partition(" ")
+                    if name == key:
+                        return int(value)
+        except (OSError, ValueError):
+            pass
+    return 0
 
 
 def run_child(stdin_path, command, name):
