@@ -52,13 +52,16 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
 
   const recorder = new Recorder();
   const clients = new Set<net.Socket>();
-  const send = (client: net.Socket, message: object) => {
+  const write = (client: net.Socket, line: string) => {
     if (client.writableLength > MAX_PENDING_BYTES) return void client.destroy();
-    client.write(encode(message));
+    client.write(line);
   };
+  const send = (client: net.Socket, message: object) => write(client, encode(message));
   const publish = (event: GatewayEvent) => {
     const published = recorder.record(event);
-    for (const client of clients) send(client, { v: PROTOCOL_VERSION, ...published });
+    if (clients.size === 0) return;
+    const line = encode({ v: PROTOCOL_VERSION, ...published }); // once, whatever the number of monitors
+    for (const client of clients) write(client, line);
   };
   const unsubscribe = events.on(publish);
   const poller = statsPoller(recorder, publish, options);
