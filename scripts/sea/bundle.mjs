@@ -33,7 +33,7 @@ export async function bundle({ root, outdir, version }) {
     metafile: true,
     logLevel: "warning",
     banner: { js: BANNER },
-    define: { __MCPBOX_VERSION__: JSON.stringify(version), "process.env.DEV": '"false"' },
+    define: { __MCPBOX_VERSION__: JSON.stringify(version), "process.env.DEV": '"false"', "process.env.NODE_ENV": '"production"' },
     jsx: "automatic",
     // ssh2's optional addons (dockerode works without them); typescript is only an optional peer of loaders
     external: ["cpu-features", "*.node", "typescript"],
