@@ -1,9 +1,10 @@
 /**
  * The built-in code runner: latency of run_code `print(1)` (an SDK Client over InMemoryTransport, as the gateway
  * calls it) with no pool and with a pool of 2 warm containers, next to a plain `docker run --rm` of the same image
- * measured in the same run. With a pool, each call starts once the pool is full again (calls a few seconds apart,
- * as an agent makes them); "back to back" calls do not wait.
+ * measured in the same run, interleaved round by round. With a pool, each call starts once the pool is full again
+ * (calls a few seconds apart, as an agent makes them); "back to back" calls (measured after) do not wait.
  */
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
@@ -11,9 +12,9 @@ import { resolveConfig } from "../../src/config/resolve.ts";
 import { engine } from "../../src/docker/engine.ts";
 import { ensureRunnerImage } from "../../src/runner/image.ts";
 import { createCodeRunnerServer } from "../../src/runner/server.ts";
-import { percentile, timeCommand, timedRow } from "./_lib.mjs";
+import { percentile, timedRow } from "./_lib.mjs";
 
-const BASELINE = "docker run --rm (same image, baseline)";
+const BASELINE = "docker run --rm --network none (same image, baseline)";
 const DOCKER_CLI = ["/usr/local/bin/docker", "/usr/bin/docker"].find((p) => fs.existsSync(p));
 
 export default async function run({ runs = 15 } = {}) {
@@ -21,20 +22,46 @@ export default async function run({ runs = 15 } = {}) {
   const docker = engine();
   const bases = resolveConfig({ servers: {} }, "/bench/sandbox.config.ts").build.baseImages;
   const image = await ensureRunnerImage(docker, bases);
-  const plain = timeCommand(DOCKER_CLI, ["run", "--rm", "--entrypoint", "python3", image, "-c", "print(1)"], { runs, warmup: 2 });
-  const cold = await timeRunner(docker, image, { pool: 0, runs });
-  const warm = await timeRunner(docker, image, { pool: 2, runs, waitForPool: true });
-  const backToBack = await timeRunner(docker, image, { pool: 2, runs, waitForPool: false });
+  const plainArgs = ["run", "--rm", "--network", "none", "--entrypoint", "python3", image, "-c", "print(1)"];
+  const cold = await openRunner(docker, image, 0, "cold");
+  const warm = await openRunner(docker, image, 2, "warm");
+  const samples = { plain: [], cold: [], warm: [], backToBack: [] };
+  try {
+    // interleaved rounds: the baseline and the runner see the same machine load
+    for (let round = 0; round < runs + 2; round++) {
+      const plain = await timeDockerRun(plainArgs);
+      const c = await cold.call();
+      await poolFull(docker, warm.session, 2);
+      const w = await warm.call();
+      if (round >= 2) samples.plain.push(plain), samples.cold.push(c), samples.warm.push(w);
+    }
+    for (let i = 0; i < runs; i++) samples.backToBack.push(await warm.call());
+  } finally {
+    await cold.close();
+    await warm.close();
+  }
+  const t = (v) => ({ median: percentile(v, 50), p95: percentile(v, 95), samples: v });
   return [
-    timedRow(BASELINE, plain),
-    timedRow("run_code print(1), no pool", cold, { baseline: BASELINE }),
-    timedRow("run_code print(1), pool of 2", warm, { baseline: BASELINE, goal: { below: 150 } }),
-    timedRow("run_code print(1), pool of 2, back to back", backToBack, { baseline: BASELINE }),
+    timedRow(BASELINE, t(samples.plain)),
+    timedRow("run_code print(1), no pool", t(samples.cold), { baseline: BASELINE }),
+    timedRow("run_code print(1), pool of 2", t(samples.warm), { baseline: BASELINE, goal: { below: 150 } }),
+    timedRow("run_code print(1), pool of 2, back to back", t(samples.backToBack), { baseline: BASELINE }),
   ];
 }
 
-async function timeRunner(docker, image, { pool, runs, waitForPool = false }) {
-  const session = `bench-${process.pid}-${pool}-${waitForPool ? "w" : "b"}`;
+function timeDockerRun(args) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(DOCKER_CLI, args, { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`docker ${args.join(" ")}: ${err}`))));
+  });
+}
+
+async function openRunner(docker, image, pool, name) {
+  const session = `bench-${process.pid}-${name}`;
   const config = resolveConfig(
     { servers: { code: { builtin: "code-runner", pool, languages: ["python"], timeouts: { runMs: 60_000 } } } },
     "/bench/sandbox.config.ts",
@@ -43,23 +70,20 @@ async function timeRunner(docker, image, { pool, runs, waitForPool = false }) {
   const client = new Client({ name: "bench", version: "1" });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(b), client.connect(a)]);
-  try {
-    const once = async () => {
-      if (waitForPool) await poolFull(docker, session, pool);
+  return {
+    session,
+    async call() {
       const t0 = performance.now();
       const r = await client.callTool({ name: "run_code", arguments: { language: "python", code: "print(1)" } });
       const ms = performance.now() - t0;
       if (r.isError || r.structuredContent?.stdout !== "1\n") throw new Error(`run_code failed: ${JSON.stringify(r.content)}`);
       return ms;
-    };
-    for (let i = 0; i < 2; i++) await once();
-    const samples = [];
-    for (let i = 0; i < runs; i++) samples.push(await once());
-    return { median: percentile(samples, 50), p95: percentile(samples, 95), samples };
-  } finally {
-    await client.close();
-    await server.close();
-  }
+    },
+    async close() {
+      await client.close();
+      await server.close();
+    },
+  };
 }
 
 /** Until the session has `pool` running containers and nothing else (the last run's container removed). */
