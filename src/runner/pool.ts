@@ -1,7 +1,7 @@
 /**
  * Where run containers come from: a fresh one per run, or, with `pool: n`, one of n warm containers per language
  * already started, connected and waiting for their request on stdin. A warm container serves exactly one run and is
- * replaced at once; nothing is ever reused. close() removes every container this pool still holds or runs.
+ * replaced when that run is over; nothing is ever reused. close() removes every container this pool still holds or runs.
  */
 import type { Docker } from "../docker/engine.ts";
 import type { RunContext } from "../docker/policy.ts";
@@ -27,6 +27,9 @@ export class RunnerPool {
   readonly #live = new Set<OneShot>();
   readonly #starting = new Set<Promise<unknown>>();
   readonly #releasing = new Map<OneShot, Promise<void>>();
+  /** warm containers taken for a run: each is replaced once its run is over, so starting its successor (CPU-heavy
+   * on the engine's side) does not slow the run down */
+  readonly #replaceAfter = new Map<OneShot, Language>();
   #closed = false;
 
   constructor(docker: Docker, server: ResolvedServer, ctx: RunContext) {
@@ -46,7 +49,7 @@ export class RunnerPool {
     let warm: Warm | undefined;
     while ((warm = ready.shift()) && warm.dead) this.release(warm.prepared.shot).catch(() => {});
     if (warm) {
-      this.#refill(language);
+      this.#replaceAfter.set(warm.prepared.shot, language);
       return warm.prepared;
     }
     return this.#startReady(language);
@@ -54,6 +57,11 @@ export class RunnerPool {
 
   /** Removes a container after its run (or when it is no longer wanted); once per container. */
   release(shot: OneShot): Promise<void> {
+    const language = this.#replaceAfter.get(shot);
+    if (language !== undefined) {
+      this.#replaceAfter.delete(shot);
+      this.#refill(language);
+    }
     let pending = this.#releasing.get(shot);
     if (!pending) {
       pending = shot.remove().finally(() => {
