@@ -20,8 +20,9 @@ const REPO = path.resolve(import.meta.dirname, "..");
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
 const MEMORY = "@modelcontextprotocol/server-memory";
 const docker = engine();
-// names of their own, so this file's images and cleanup never touch anyone else's
-const S = { memory: "bt-memory", echo: "bt-echo", greeter: "bt-greeter", bad: "bt-bad" } as const;
+// names of this run's own, so its images and cleanup never touch anyone else's (nor another run of this file)
+const RUN = crypto.randomBytes(3).toString("hex");
+const S = { memory: `bt${RUN}-memory`, echo: `bt${RUN}-echo`, greeter: `bt${RUN}-greeter`, bad: `bt${RUN}-bad` } as const;
 
 interface Result {
   code: number | null;
@@ -60,8 +61,8 @@ function mcpbox(args: string[]): Result {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr, ms: performance.now() - started };
 }
 
-function buildJson(config: string, ...servers: string[]): Built[] {
-  const r = mcpbox(["build", "-c", config, "--json", ...servers]);
+function buildJson(config: string, ...extra: string[]): Built[] {
+  const r = mcpbox(["build", "-c", config, "--json", ...extra]);
   if (r.code !== 0) throw new Error(`mcpbox build failed (${r.code}):\n${r.stderr}`);
   return JSON.parse(r.stdout) as Built[];
 }
@@ -203,8 +204,9 @@ describe("mcpbox build", () => {
   });
 
   it("builds again when the package version changes, not when only the CA bundle is left out", () => {
-    writeConfig("older.config.json", { [S.memory]: { template: "node", package: `${MEMORY}@2026.7.4` } });
-    const [older] = buildJson("older.config.json");
+    // the CA bundle from the command line this time (the npm registry is behind this machine's TLS proxy)
+    writeConfig("older.config.json", { [S.memory]: { template: "node", package: `${MEMORY}@2026.7.4` } }, {});
+    const [older] = buildJson("older.config.json", "--ca-cert", CA_BUNDLE);
     expect(older!.cached).toBe(false);
     expect(older!.tag).not.toBe(first[0]!.tag);
     writeConfig("no-ca.config.json", { [S.memory]: { template: "node", package: `${MEMORY}@2026.8.31` } }, {});
@@ -233,7 +235,7 @@ describe("mcpbox build", () => {
     const stage = `mcpbox.build-stage=${S.bad}`;
     const r = mcpbox(["build", "-c", "bad.config.json"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/building bt-bad failed at step \d+\/\d+: RUN /);
+    expect(r.stderr).toMatch(new RegExp(`building ${S.bad} failed at step \\d+/\\d+: RUN `));
     expect(r.stderr).toContain("E404");
     expect(r.stderr).toMatch(/hint: .*does not exist/);
     expect(r.stderr).not.toMatch(/^\s+at /m);
