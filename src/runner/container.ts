@@ -20,11 +20,6 @@ export function runContainerOptions(server: ResolvedServer, ctx: RunContext, lan
     HostConfig: {
       ...base.HostConfig,
       Tmpfs: { ...base.HostConfig?.Tmpfs, "/work": workTmpfs(server) },
-      // a run needs few files; nproc stays high because it counts uid 1000's processes host-wide, not per container
-      Ulimits: [
-        { Name: "nofile", Soft: 1024, Hard: 1024 },
-        { Name: "nproc", Soft: 65536, Hard: 65536 },
-      ],
     },
   };
 }
