@@ -155,6 +155,6 @@ describe("direct mode", () => {
     expect(settings(direct).env).toContain(`TOKEN=${SECRET}`);
     expect(direct.HostConfig.AutoRemove).toBe(true); // --rm: nobody else removes it
     const gatewayOnly = Object.keys(viaGateway.Config.Labels).filter((k) => !(k in direct.Config.Labels));
-    expect(gatewayOnly.sort()).toEqual([LABEL.ownerPid, LABEL.session].sort());
+    expect(gatewayOnly.sort()).toEqual([LABEL.ownerHost, LABEL.ownerPid, LABEL.session].sort());
   });
 });

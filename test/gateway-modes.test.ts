@@ -130,6 +130,10 @@ describe("gateway modes and policies", () => {
     const ok = mcpbox(["tools", "-c", p.config, "ev", "--call", "ev__echo", "--args", '{"message":"called from the CLI"}'], env);
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain("called from the CLI");
+    // the SPEC's form: the JSON arguments right after the tool name
+    const inline = mcpbox(["tools", "-c", p.config, "ev", "--call", "ev__echo", '{"message":"inline arguments"}'], env);
+    expect(inline.code).toBe(0);
+    expect(inline.stdout).toContain("inline arguments");
     const denied = mcpbox(["tools", "-c", p.config, "ev", "--call", "ev__get-tiny-image"], env);
     expect(denied.code).toBe(1);
     expect(denied.stdout).toContain("not allowed");

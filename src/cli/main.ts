@@ -69,7 +69,7 @@ export function buildProgram(onRun: (exitCode: number) => void): Command {
     .description("list the tools a client would see, or call one")
     .argument("[server...]", "only these servers")
     .addOption(json)
-    .option("--call <tool>", "call this tool (gateway name) and print its result")
+    .option("--call <tool>", "call this tool (gateway name) and print its result; a JSON object after it is its arguments")
     .option("--args <json>", "arguments of --call as a JSON object")
     .action(lazy(() => import("./commands/tools.ts")));
 

@@ -1,5 +1,5 @@
 /**
- * `mcpbox tools [server...] [--json] [--call <tool> --args <json>]`: the gateway in-process, linked to an SDK
+ * `mcpbox tools [server...] [--json] [--call <tool> [<json-args>]]` (or `--args <json>`): the gateway in-process, linked to an SDK
  * client in memory; lists the tools a client would see, or calls one and prints its result. Exits when done.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -14,8 +14,15 @@ import type { Gateway } from "../../gateway/gateway.ts";
 import { VERSION } from "../../version.ts";
 import { err, out, paint, printJson } from "../output.ts";
 
-export async function run(ctx: Context, names: string[] = []): Promise<number> {
-  const args = parseArgs(ctx.options.args);
+export async function run(ctx: Context, positional: string[] = []): Promise<number> {
+  // SPEC: `--call <tool> [<json-args>]`: a JSON object after the tool name is its arguments, not a server name
+  const last = positional[positional.length - 1];
+  const inlineArgs = typeof ctx.options.call === "string" && last?.trimStart().startsWith("{") ? last : undefined;
+  const names = inlineArgs === undefined ? positional : positional.slice(0, -1);
+  if (inlineArgs !== undefined && ctx.options.args !== undefined) {
+    throw new McpboxError("usage", "give the call's arguments once: after --call <tool> or with --args");
+  }
+  const args = parseArgs(inlineArgs ?? ctx.options.args);
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) err(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // only what the user must know: failures, warnings, builds; not the servers' routine states or their stderr
