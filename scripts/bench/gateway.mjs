@@ -1,0 +1,139 @@
+/**
+ * The gateway (issue 3): echo round trip and calls per second with 16 in flight through `dist/mcpbox serve`, next to
+ * an SDK Client on the same image's container started directly through dockerode with the same policy (baseline),
+ * interleaved; the time from spawning serve with five servers to an answered tools/list, next to five direct starts
+ * (in parallel, as the gateway starts them; the slowest one counts); the gateway's RSS with ten servers.
+ */
+import fs from "node:fs";
+import { engine } from "../../src/docker/engine.ts";
+import { ensureTestImage } from "../../test/helpers/images.ts";
+import { percentile, requireBinary, timedRow } from "./_lib.mjs";
+import {
+  cleanup,
+  gatewayGone,
+  gatewayProject,
+  openDirect,
+  openGateway,
+  rssMb,
+  throughput,
+  timedEcho,
+} from "./_gateway-lib.mjs";
+
+const ECHO_BASE = "echo, direct through dockerode (baseline)";
+const RATE_BASE = "calls/s, 16 in flight, direct (baseline)";
+const START_BASE = "5 direct starts in parallel → initialize, slowest (baseline)";
+const stats = (v) => ({ median: percentile(v, 50), p95: percentile(v, 95), samples: v });
+
+export default async function run({ runs = 300 } = {}) {
+  requireBinary();
+  const docker = engine();
+  const image = await ensureTestImage("mcpbox-test/everything:latest", docker);
+  const pids = new Set();
+  const projects = [];
+  const project = (n) => (projects.push(gatewayProject(image, n)), projects.at(-1));
+  try {
+    const calls = await callRows(docker, image, project(1), pids, runs);
+    const start = await startRows(docker, image, project(5), pids);
+    const memory = await memoryRows(project(10), pids);
+    return [...calls, ...start, ...memory];
+  } finally {
+    await cleanup(docker, pids);
+    for (const p of projects) fs.rmSync(p.dir, { recursive: true, force: true });
+  }
+}
+
+/** Echo latency (interleaved call by call) and throughput (interleaved block by block), gateway vs direct. */
+async function callRows(docker, image, proj, pids, runs) {
+  const gw = await openGateway(proj, pids);
+  const direct = await openDirect(docker, image, "echo");
+  try {
+    const paths = [
+      { name: "gw", client: gw.client, tool: "s0__echo" },
+      { name: "direct", client: direct.client, tool: "echo" },
+    ];
+    const samples = { gw: [], direct: [] };
+    for (let i = 0; i < 30 + runs; i++) {
+      // alternate which goes first, so neither always follows the other
+      for (const p of i % 2 ? paths : [...paths].reverse()) {
+        const ms = await timedEcho(p.client, p.tool, i);
+        if (i >= 30) samples[p.name].push(ms);
+      }
+    }
+    const rate = { gw: [], direct: [] };
+    for (let block = 0; block < 4; block++) {
+      for (const p of block % 2 ? paths : [...paths].reverse()) rate[p.name].push(await throughput(p.client, p.tool, 500, 16));
+    }
+    const rssOne = rssMb(gw.pid);
+    const echoBase = stats(samples.direct);
+    const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+    return [
+      timedRow(ECHO_BASE, echoBase),
+      timedRow("echo through mcpbox serve", stats(samples.gw), {
+        baseline: ECHO_BASE,
+        goal: { below: echoBase.median * 1.25, text: "(the gateway adds under 25%)" },
+      }),
+      { measure: RATE_BASE, value: mean(rate.direct), unit: "calls/s" },
+      { measure: "calls/s, 16 in flight, through mcpbox serve", value: mean(rate.gw), unit: "calls/s", baseline: RATE_BASE },
+      { measure: `gateway RSS, 1 server, after ${runs + 30 + 2000} calls`, value: rssOne, unit: "MB" },
+    ];
+  } finally {
+    await gw.close().catch(() => {});
+    await direct.close().catch(() => {});
+    await gatewayGone(docker, gw.pid);
+  }
+}
+
+/** Spawn → tools/list answered with five servers, vs five direct starts → initialize, round by round. */
+async function startRows(docker, image, proj, pids, rounds = 4) {
+  const samples = { gw: [], direct: [], single: [] };
+  for (let round = 0; round < rounds + 1; round++) {
+    const single = await directStarts(docker, image, 1);
+    const direct = await directStarts(docker, image, 5);
+    const t0 = performance.now();
+    const gw = await openGateway(proj, pids);
+    try {
+      const { tools } = await gw.client.listTools();
+      const ms = performance.now() - t0;
+      const servers = new Set(tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name));
+      if (servers.size !== 5) throw new Error(`tools/list had ${servers.size} echo tools, not 5:\n${gw.stderr()}`);
+      if (round >= 1) samples.gw.push(ms), samples.direct.push(direct), samples.single.push(single);
+    } finally {
+      await gw.close().catch(() => {});
+      await gatewayGone(docker, gw.pid);
+    }
+  }
+  const base = stats(samples.direct);
+  return [
+    timedRow("1 direct start → initialize", stats(samples.single)),
+    timedRow(START_BASE, base),
+    timedRow("spawn mcpbox serve (5 servers) → tools/list", stats(samples.gw), {
+      baseline: START_BASE,
+      goal: { below: base.median * 1.5, text: "(under 1.5x the slowest direct start)" },
+    }),
+  ];
+}
+
+/** Starts `n` containers at once and connects to each; the time until the last initialize was answered. */
+async function directStarts(docker, image, n) {
+  const t0 = performance.now();
+  const opened = await Promise.allSettled(Array.from({ length: n }, (_, i) => openDirect(docker, image, `start${i}`)));
+  const ms = performance.now() - t0;
+  await Promise.all(opened.map((o) => (o.status === "fulfilled" ? o.value.close() : undefined)));
+  const failed = opened.find((o) => o.status === "rejected");
+  if (failed) throw failed.reason;
+  return ms;
+}
+
+/** RSS of the serve process with ten servers running, after tools/list and an echo call to each server. */
+async function memoryRows(proj, pids) {
+  const gw = await openGateway(proj, pids);
+  try {
+    const { tools } = await gw.client.listTools();
+    const echoes = tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name);
+    if (echoes.length !== 10) throw new Error(`tools/list had ${echoes.length} echo tools, not 10:\n${gw.stderr()}`);
+    for (let i = 0; i < 3; i++) for (const tool of echoes) await timedEcho(gw.client, tool, i);
+    return [{ measure: "gateway RSS, 10 servers, after tools/list and 30 calls", value: rssMb(gw.pid), unit: "MB" }];
+  } finally {
+    await gw.close().catch(() => {});
+  }
+}
