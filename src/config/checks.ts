@@ -16,8 +16,8 @@ export interface CheckEnv {
   realpath: (p: string) => string;
 }
 
-export const realEnv = (): CheckEnv => ({
-  home: os.homedir(),
+export const realEnv = (home: string = os.homedir()): CheckEnv => ({
+  home,
   exists: (p) => fs.existsSync(p),
   realpath: (p) => {
     try {

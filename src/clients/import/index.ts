@@ -13,6 +13,7 @@ import { emitConfig } from "./emit.ts";
 import { extractEntries } from "./extract.ts";
 import { locate, type Located } from "./locate.ts";
 import type { Conversion, ImportEnv } from "./types.ts";
+import { realEnv } from "../../config/checks.ts";
 
 export interface ConvertOptions {
   cwd: string;
@@ -32,7 +33,7 @@ export interface ConvertResult {
 export async function convertClientConfig(from: string, opts: ConvertOptions): Promise<ConvertResult> {
   const located = locate(from, opts);
   const doc = readDocument(located);
-  const env = importEnv(opts.home ?? os.homedir());
+  const env: ImportEnv = realEnv(opts.home ?? os.homedir());
   const found = extractEntries(doc, located.client, opts.cwd);
   if (found.length === 0) {
     throw new McpboxError("config", `${located.file} has no MCP servers to convert`, {
@@ -60,20 +61,6 @@ function readDocument({ file, format }: Located): unknown {
     }
   }
   return text.trim() === "" ? {} : parseJsonc(text, file);
-}
-
-function importEnv(home: string): ImportEnv {
-  return {
-    home,
-    exists: (p) => fs.existsSync(p),
-    realpath: (p) => {
-      try {
-        return fs.realpathSync(p);
-      } catch {
-        return p;
-      }
-    },
-  };
 }
 
 /** Server names must be lowercase letters, digits, _ or -, starting with a letter or digit, at most 48. */
