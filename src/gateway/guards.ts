@@ -9,7 +9,16 @@ export interface ToolPolicy {
   needsApproval(tool: string): boolean;
 }
 
+// compiled once per (frozen) server config: tools/call asks on every call
+const compiled = new WeakMap<object, ToolPolicy>();
+
 export function toolPolicy(server: Pick<ResolvedServer, "tools" | "approve">): ToolPolicy {
+  let policy = compiled.get(server);
+  if (!policy) compiled.set(server, (policy = compile(server)));
+  return policy;
+}
+
+function compile(server: Pick<ResolvedServer, "tools" | "approve">): ToolPolicy {
   const allow = server.tools.allow === undefined ? () => true : matcher(server.tools.allow);
   const deny = matcher(server.tools.deny);
   const approve = matcher(server.approve);
