@@ -48,7 +48,8 @@ afterAll(async () => {
 function shellCommand(args: string, home: string, exitFile: string): string {
   const { command, args: pre } = mcpboxCommand();
   const bin = [command, ...pre].map((a) => `'${a}'`).join(" ");
-  return `MCPBOX_HOME='${home}' NO_COLOR=1 ${bin} ${args}; echo $? > '${exitFile}'; sleep 60`;
+  // a developer's terminal: Ink draws only a final frame when CI is set, and CI runs this suite with CI=true
+  return `env -u CI -u CONTINUOUS_INTEGRATION MCPBOX_HOME='${home}' NO_COLOR=1 ${bin} ${args}; echo $? > '${exitFile}'; sleep 60`;
 }
 
 /** Starts a command in a detached 80x24 tmux session; returns how to read its screen and type into it. */
