@@ -74,7 +74,10 @@ export function record(
 ): void {
   const { session, audit, events, redact } = gw.options;
   const at = Date.now();
-  audit.write({
+  // a builtin server's tool calls are audited by the server itself, with what the gateway cannot see (exact code,
+  // exit status); one line per call (SPEC 4.7). Refusals never reach it, so the gateway writes those.
+  const selfAudited = outcome !== "denied" && info.method === "tools/call" && gw.upstreams.get(server)?.server.source.kind === "builtin";
+  if (!selfAudited) audit.write({
     time: new Date(at).toISOString(),
     session,
     server,

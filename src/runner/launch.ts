@@ -55,7 +55,7 @@ export function runnerAudit(sink: AuditSink, session: string, server: string, re
       time: new Date().toISOString(),
       session,
       server,
-      method: "run_code",
+      method: "tools/call", // the one line of this call: the gateway leaves builtin calls to this, with the exact code
       tool: String(tool),
       arguments: { language, code: redact(String(code)), files },
       outcome: outcome as AuditRecord["outcome"],

@@ -55,7 +55,11 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
   mcp.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     if (request.params.name !== TOOL_NAME) return errorResult(`unknown tool ${request.params.name}`);
     const req = parseRequest(request.params.arguments, server.languages);
-    if ("error" in req) return errorResult(`run_code: ${req.error}`);
+    if ("error" in req) {
+      const args = (request.params.arguments ?? {}) as { language?: unknown; code?: unknown };
+      deps.audit?.({ tool: TOOL_NAME, language: args.language, code: args.code, files: [], outcome: "error", error: req.error });
+      return errorResult(`run_code: ${req.error}`);
+    }
     const run = runOnce(pool, server, req, extra.signal);
     running.add(run);
     try {
