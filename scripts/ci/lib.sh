@@ -42,7 +42,9 @@ engine_ready() { timeout 10 docker info >/dev/null 2>&1; }
 
 # True when the pid is a live dockerd (a reused pid of another program does not count).
 is_dockerd_pid() {
-  [[ "$1" =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null && [[ "$(cat "/proc/$1/comm" 2>/dev/null)" == dockerd ]]
+  [[ "$1" =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null && [[ "$(cat "/proc/$1/comm" 2>/dev/null)" == dockerd ]] &&
+    # a killed dockerd not yet reaped is a zombie: gone for our purposes
+    [[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]]
 }
 
 # Removes a pid file left by a dockerd that is gone; dockerd refuses to start while it exists. Prints a live pid.
@@ -82,22 +84,29 @@ ensure_dockerd() {
     note "a Docker engine is already running"
     return 0
   fi
-  local pid
-  pid=$(clear_stale_pidfile "$DOCKERD_PIDFILE")
-  if [[ -n "$pid" ]]; then
-    note "dockerd (pid $pid) is running but not answering yet: waiting for it"
-  else
-    mkdir -p "$(dirname "$DOCKERD_LOG")"
-    note "starting $DOCKERD_CMD (log: $DOCKERD_LOG)"
-    # its own session, so it outlives this script and no signal to our process group reaches it
-    setsid $DOCKERD_CMD >>"$DOCKERD_LOG" 2>&1 </dev/null &
-    pid=$!
-  fi
-  if ! wait_for_engine "$pid" "$DOCKERD_WAIT"; then
-    printf '%s\n' "---- last lines of $DOCKERD_LOG ----" >&2
-    tail -n 40 "$DOCKERD_LOG" >&2 2>/dev/null || true
-    fail "the Docker engine did not start within ${DOCKERD_WAIT} s"
-  fi
+  local pid attempt
+  # a dockerd killed a moment ago may still look alive on the first try: then start a fresh one once
+  for attempt in 1 2; do
+    pid=$(clear_stale_pidfile "$DOCKERD_PIDFILE")
+    if [[ -n "$pid" ]]; then
+      note "dockerd (pid $pid) is running but not answering yet: waiting for it"
+    else
+      mkdir -p "$(dirname "$DOCKERD_LOG")"
+      note "starting $DOCKERD_CMD (log: $DOCKERD_LOG)"
+      # its own session, so it outlives this script and no signal to our process group reaches it
+      setsid $DOCKERD_CMD >>"$DOCKERD_LOG" 2>&1 </dev/null &
+      pid=$!
+    fi
+    wait_for_engine "$pid" "$DOCKERD_WAIT" && return 0
+    if ((attempt == 1)); then
+      note "trying once more with a fresh dockerd"
+      rm -f "$DOCKERD_PIDFILE"
+      sleep 1
+    fi
+  done
+  printf '%s\n' "---- last lines of $DOCKERD_LOG ----" >&2
+  tail -n 40 "$DOCKERD_LOG" >&2 2>/dev/null || true
+  fail "the Docker engine did not start (waited up to ${DOCKERD_WAIT} s a try)"
 }
 
 # npm ci, unless node_modules was installed from this very lock file (the stamp is written only after success).
