@@ -15,6 +15,7 @@ import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { mcpboxCommand } from "./helpers/gateway.ts";
+import type { BuildResult } from "../src/build/builder.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";
@@ -31,15 +32,8 @@ interface Result {
   ms: number;
 }
 
-interface Built {
-  server: string;
-  image: string;
-  tag: string;
-  size: number;
-  user: string;
-  seconds: number;
-  cached: boolean;
-}
+/** one entry of `mcpbox build --json` */
+type Built = BuildResult;
 
 let dir: string;
 

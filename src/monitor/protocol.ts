@@ -4,7 +4,7 @@
  * commands (`restart`); each gets a `reply`.
  */
 import { StringDecoder } from "node:string_decoder";
-import type { GatewayEvent, GatewayInfo, ServerState } from "../gateway/events.ts";
+import type { GatewayEvent, GatewayInfo } from "../gateway/events.ts";
 
 export const PROTOCOL_VERSION = 1;
 /** A line longer than this is a broken or hostile peer: the connection is dropped. */
@@ -16,14 +16,8 @@ export type StatsEvent = Extract<GatewayEvent, { type: "stats" }>;
 export type ServerEvent = Extract<GatewayEvent, { type: "server" }>;
 export type StderrEvent = Extract<GatewayEvent, { type: "stderr" }>;
 
-export interface ServerSnapshot {
-  server: string;
-  state: ServerState;
-  containerId?: string | undefined;
-  restarts: number;
-  startedAt?: number | undefined;
-  limits: { memoryBytes: number; cpus: number; pids: number };
-  error?: string | undefined;
+/** A server's last `server` event (without its type and time), plus what the snapshot adds. */
+export interface ServerSnapshot extends Omit<ServerEvent, "type" | "at"> {
   stats?: Omit<StatsEvent, "type" | "server"> | undefined;
   /** calls since the gateway started, those whose outcome was not ok, and OOM kills (in snapshots only) */
   calls?: number;
