@@ -32,6 +32,8 @@ export class ContainerStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
+  /** sees each parsed JSON object before it is validated; true takes it (the gateway's fast lane, raw-channel.ts) */
+  intercept: ((message: unknown) => boolean) | undefined = undefined;
 
   private readonly stdin: Writable;
   private readonly stdout: Readable;
@@ -79,6 +81,13 @@ export class ContainerStdioTransport implements Transport {
     await waitForDrain(this.stdin);
   }
 
+  /** Writes one already serialised message; false when the server's stdin is closed. */
+  sendLine(json: string): boolean {
+    if (this.closed || this.stdin.writableEnded || this.stdin.destroyed) return false;
+    this.stdin.write(json + "\n");
+    return true;
+  }
+
   async close(): Promise<void> {
     if (!this.stdin.writableEnded && !this.stdin.destroyed) this.stdin.end();
     this.markClosed();
@@ -87,7 +96,9 @@ export class ContainerStdioTransport implements Transport {
   private handleLine(bytes: Buffer): void {
     if (this.closed || bytes.length === 0) return;
     const text = bytes.toString("utf8");
-    const message = parseMessage(text);
+    const json = this.intercept && !this.early ? parseJsonObject(text) : undefined;
+    if (json !== undefined && this.intercept?.(json)) return;
+    const message = json === undefined ? parseMessage(text) : validMessage(json);
     if (message) this.dispatch(() => this.onmessage?.(message));
     else if (text.trim() !== "") this.onNonJsonLine(text);
   }
@@ -99,7 +110,9 @@ export class ContainerStdioTransport implements Transport {
     const id = responseIdOf(info);
     if (id === undefined) return;
     const message = `the server's response is larger than the ${formatBytes(this.limit)} message limit; mcpbox dropped it`;
-    this.dispatch(() => this.onmessage?.({ jsonrpc: "2.0", id, error: { code: -32603, message } }));
+    const response = { jsonrpc: "2.0" as const, id, error: { code: -32603, message } };
+    if (!this.early && this.intercept?.(response)) return;
+    this.dispatch(() => this.onmessage?.(response));
   }
 
   private dispatch(deliver: () => void): void {
@@ -119,14 +132,21 @@ const MAX_EARLY_EVENTS = 1000;
 
 /** A JSON-RPC message, or undefined for anything else (logs, banners, half lines). */
 export function parseMessage(text: string): JSONRPCMessage | undefined {
-  const first = text.trimStart()[0];
-  if (first !== "{") return undefined;
-  let value: unknown;
+  const value = parseJsonObject(text);
+  return value === undefined ? undefined : validMessage(value);
+}
+
+/** The JSON object a line holds, or undefined when it is not one. */
+function parseJsonObject(text: string): object | undefined {
+  if (text.trimStart()[0] !== "{") return undefined;
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text) as object;
   } catch {
     return undefined;
   }
+}
+
+function validMessage(value: unknown): JSONRPCMessage | undefined {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   return parsed.success ? parsed.data : undefined;
 }

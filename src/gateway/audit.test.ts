@@ -39,3 +39,24 @@ describe("audit log", () => {
     expect(fs.readdirSync(dir)).toEqual([]);
   });
 });
+
+describe("audit log failures", () => {
+  it("reports an unwritable folder once on stderr and lets calls go on", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-audit-"));
+    const blocked = path.join(dir, "file-not-folder");
+    fs.writeFileSync(blocked, "");
+    const errors: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const sink = openAudit({ audit: { enabled: true, path: blocked } });
+      sink.write(record("2026-11-29T10:00:00.000Z"));
+      sink.write(record("2026-11-29T10:00:01.000Z"));
+      await sink.close();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^mcpbox: audit log: .*file-not-folder/);
+  });
+});

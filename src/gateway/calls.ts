@@ -53,7 +53,7 @@ export async function forward(gw: Gateway, up: Upstream, request: Request, extra
     if (extra.signal.aborted) outcome = "cancelled";
     else if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
       outcome = "timeout";
-      reason = `server ${up.name}: ${info?.tool ?? request.method} timed out after ${callMs} ms (timeouts.callMs)`;
+      reason = timeoutReason(up.name, info?.tool ?? request.method, callMs);
       throw new McpError(ErrorCode.RequestTimeout, reason);
     }
     throw e;
@@ -61,6 +61,9 @@ export async function forward(gw: Gateway, up: Upstream, request: Request, extra
     if (info) record(gw, up.name, info, outcome, Date.now() - started, bytes, reason);
   }
 }
+
+export const timeoutReason = (server: string, what: string, ms: number): string =>
+  `server ${server}: ${what} timed out after ${ms} ms (timeouts.callMs)`;
 
 /** One audit line and one call event. */
 export function record(

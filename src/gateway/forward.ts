@@ -2,7 +2,7 @@
  * Traffic from the servers to the client (SPEC 4.1): requests (sampling, elicitation, translated roots),
  * notifications (logging with the server's name, resource updates, list changes), states and stderr.
  */
-import { ResultSchema, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { ResultSchema, type McpError, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Gateway } from "./gateway.ts";
 import { translateRoots } from "./roots.ts";
@@ -94,6 +94,14 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       const clean = gw.options.redact(line);
       gw.options.events.emit({ type: "stderr", at: Date.now(), server: up.name, line: clean });
       gw.options.log(`[${up.name}] ${clean}`);
+    },
+
+    onRawMessage(up: Upstream, message: unknown): boolean {
+      return gw.fastLane?.fromServer(up, message) ?? false;
+    },
+
+    onDisconnect(up: Upstream, error: McpError): void {
+      gw.fastLane?.serverDown(up, error);
     },
 
     async onReady(up: Upstream, client: Client): Promise<void> {

@@ -18,11 +18,13 @@ import type { AuditSink } from "./audit.ts";
 import { ALL_CAPABILITIES, joinInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import type { GatewayEvents } from "./events.ts";
+import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";
 import { EMPTY_LISTS } from "./lists.ts";
 import { registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
 import type { ListCache } from "./list-cache.ts";
+import { isRawChannel } from "./raw-channel.ts";
 import type { Redact } from "./redact.ts";
 import { Upstream, type UpstreamHooks } from "./upstream.ts";
 
@@ -50,6 +52,7 @@ export class Gateway {
   readonly transparent: boolean;
   catalog: Catalog;
   logLevel: LoggingLevel | undefined;
+  fastLane: FastLane | undefined;
   initialized = false;
   #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
@@ -95,8 +98,13 @@ export class Gateway {
     });
   }
 
+  /** The client's connection; over a raw channel (stdio), tools/call takes the fast lane (fast-lane.ts). */
   async connect(transport: Transport): Promise<void> {
     await this.server.connect(transport);
+    if (!isRawChannel(transport)) return;
+    const lane = new FastLane(this, transport);
+    this.fastLane = lane;
+    transport.intercept = (m) => lane.fromClient(m);
   }
 
   /** Starts the eager servers in parallel; failures are reported and retried on use. */

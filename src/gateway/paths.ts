@@ -15,8 +15,19 @@ const PATH_WORDS = new Set([
 /** The container's own scratch space: a tmpfs that holds nothing from the host. */
 export const SCRATCH = "/tmp";
 
+const judged = new Map<string, boolean>();
+
 /** true for `path`, `file_path`, `sourceDir`, `root-directory`, ...: any word part names a path. */
 export function looksLikePathArgument(name: string): boolean {
+  let verdict = judged.get(name);
+  if (verdict === undefined) {
+    verdict = namesPath(name);
+    if (judged.size < 10_000) judged.set(name, verdict); // argument names come from tool schemas: a few dozen
+  }
+  return verdict;
+}
+
+function namesPath(name: string): boolean {
   const words = name
     .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
     .toLowerCase()

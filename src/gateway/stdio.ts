@@ -4,15 +4,16 @@
  * of closing, and reports the end of stdin as the end of the connection.
  */
 import type { Readable, Writable } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { RawChannel } from "./raw-channel.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-export class BoundedStdioTransport implements Transport {
+export class BoundedStdioTransport implements RawChannel {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  intercept: ((message: unknown) => boolean) | undefined = undefined;
 
   readonly #in: Readable;
   readonly #out: Writable;
@@ -72,6 +73,7 @@ export class BoundedStdioTransport implements Transport {
       this.#reject(ErrorCode.ParseError, "Parse error: not JSON");
       return;
     }
+    if (this.intercept?.(json)) return;
     const parsed = JSONRPCMessageSchema.safeParse(json);
     if (!parsed.success) {
       const id = (json as { id?: unknown } | null)?.id;
@@ -96,6 +98,12 @@ export class BoundedStdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     return this.#write(message);
+  }
+
+  sendLine(json: string): boolean {
+    if (this.#closed || this.#out.destroyed) return false;
+    this.#out.write(json + "\n");
+    return true;
   }
 
   #write(message: unknown): Promise<void> {

@@ -4,39 +4,58 @@
  */
 import { ElicitResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { forward, record, type Extra } from "./calls.ts";
+import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
 import { toolPolicy } from "./guards.ts";
 import { checkPathArguments } from "./paths.ts";
 import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
 
+/** What the guards say of a call, before anything is sent (shared by this path and the fast lane). */
+export type ToolCallPlan =
+  | { kind: "unknown" }
+  | { kind: "hidden"; server: string; tool: string; reason: string }
+  | { kind: "outside"; up: Upstream; tool: string; reason: string }
+  | { kind: "approve"; up: Upstream; tool: string }
+  | { kind: "forward"; up: Upstream; tool: string };
+
+export function planToolCall(gw: Gateway, catalog: Catalog, name: string, args: Record<string, unknown>): ToolCallPlan {
+  const hidden = catalog.hiddenTools.get(name);
+  if (hidden) {
+    const reason = `tool ${hidden.name} is not allowed by the tools.allow/deny policy of server ${hidden.server}`;
+    return { kind: "hidden", server: hidden.server, tool: hidden.name, reason };
+  }
+  const route = catalog.toolRoutes.get(name);
+  if (!route) return { kind: "unknown" };
+  const up = gw.upstream(route.server);
+  const paths = checkPathArguments(args, up.server.mounts.map((m) => m.target), up.server.pathArguments);
+  if (!paths.ok) return { kind: "outside", up, tool: route.name, reason: paths.reason };
+  return { kind: toolPolicy(up.server).needsApproval(route.name) ? "approve" : "forward", up, tool: route.name };
+}
+
 export async function callTool(gw: Gateway, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
   const name = request.params.name;
   const args = request.params.arguments ?? {};
   let catalog = gw.catalog;
   if (!catalog.toolRoutes.has(name) && !catalog.hiddenTools.has(name)) catalog = await gw.ready();
-  const hidden = catalog.hiddenTools.get(name);
-  if (hidden) {
-    return refuse(gw, hidden.server, hidden.name, args, "denied", `tool ${hidden.name} is not allowed by the tools.allow/deny policy of server ${hidden.server}`);
-  }
-  const route = catalog.toolRoutes.get(name);
-  if (!route) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
-  const up = gw.upstream(route.server);
-  const paths = checkPathArguments(args, up.server.mounts.map((m) => m.target), up.server.pathArguments);
-  if (!paths.ok) return refuse(gw, up.name, route.name, args, "denied", paths.reason);
-  if (toolPolicy(up.server).needsApproval(route.name)) {
-    const verdict = await askApproval(gw, up, route.name, args, extra);
+  const plan = planToolCall(gw, catalog, name, args);
+  if (plan.kind === "unknown") throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+  if (plan.kind === "hidden") return refuse(gw, plan.server, plan.tool, args, "denied", plan.reason);
+  const { up, tool } = plan;
+  if (plan.kind === "outside") return refuse(gw, up.name, tool, args, "denied", plan.reason);
+  if (plan.kind === "approve") {
+    const verdict = await askApproval(gw, up, tool, args, extra);
     if (verdict !== "approved") {
       const why =
         verdict === "refused"
-          ? `tool ${route.name} of server ${up.name} needs a person's approval (approve in the config), and this MCP client cannot ask for it (no elicitation support)`
-          : `a person declined this call of ${route.name} (server ${up.name})`;
-      return refuse(gw, up.name, route.name, args, verdict, why);
+          ? `tool ${tool} of server ${up.name} needs a person's approval (approve in the config), and this MCP client cannot ask for it (no elicitation support)`
+          : `a person declined this call of ${tool} (server ${up.name})`;
+      return refuse(gw, up.name, tool, args, verdict, why);
     }
-    guardEvent(gw, up.name, route.name, "approved", "approved by a person");
+    guardEvent(gw, up.name, tool, "approved", "approved by a person");
   }
-  const params = { ...request.params, name: route.name };
-  const result = await forward(gw, up, { method: "tools/call", params }, extra, { method: "tools/call", tool: route.name, args });
+  const params = { ...request.params, name: tool };
+  const result = await forward(gw, up, { method: "tools/call", params }, extra, { method: "tools/call", tool, args });
   return result as CallToolResult;
 }
 

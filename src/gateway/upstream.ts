@@ -20,6 +20,7 @@ import { VERSION } from "../version.ts";
 import type { ServerState } from "./events.ts";
 import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
+import { isRawChannel } from "./raw-channel.ts";
 import { deferResponses, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
 
 export interface UpstreamHooks {
@@ -35,6 +36,10 @@ export interface UpstreamHooks {
   onStderr(up: Upstream, line: string): void;
   /** called after every successful (re)start, before lists are announced: re-apply log level, subscriptions */
   onReady(up: Upstream, client: Client): Promise<void>;
+  /** a parsed message from the server before the SDK sees it; true takes it (answers to sendRaw) */
+  onRawMessage(up: Upstream, message: unknown): boolean;
+  /** the server's connection closed: whatever was sent with sendRaw gets no answer now */
+  onDisconnect(up: Upstream, error: McpError): void;
 }
 
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
@@ -100,6 +105,15 @@ export class Upstream {
     }
   }
 
+  /**
+   * Writes one serialised message to the running server, beside the SDK Client (the gateway's fast lane). False when
+   * the server is not running or its transport cannot take raw lines; the caller then takes the SDK path.
+   */
+  sendRaw(line: string): boolean {
+    const t = this.state === "running" && this.#client ? this.#launched?.transport : undefined;
+    return isRawChannel(t) && t.sendLine(line);
+  }
+
   async #start(): Promise<Client> {
     this.#setState("starting");
     const { startupMs } = this.server.timeouts;
@@ -146,6 +160,13 @@ export class Upstream {
     client.onerror = () => {}; // transport hiccups surface as failed requests or an exit
     await client.connect(launched.transport, { timeout });
     deferResponses(launched);
+    const t = launched.transport;
+    if (isRawChannel(t)) t.intercept = (m) => this.#hooks.onRawMessage(this, m);
+    const onclose = t.onclose;
+    t.onclose = () => {
+      onclose?.call(t);
+      this.#hooks.onDisconnect(this, this.#downError(this.#exitText()));
+    };
     return client;
   }
 

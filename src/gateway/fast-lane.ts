@@ -1,0 +1,139 @@
+/**
+ * The fast lane for tools/call, the gateway's hot path. A call the guards let through as it is (a visible tool, no
+ * approval, paths inside the mounts, no progress token) to a running server goes there as raw JSON-RPC under a
+ * gateway id, and its answer comes back the same way: no second round of SDK validation, dispatch and serialisation
+ * on each side. Timeouts, cancellation, a server dying mid-call and the audit line behave as on the SDK path
+ * (tool-call.ts), which still takes every other request, every refusal and every call this lane declines.
+ */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { record, timeoutReason, type CallInfo } from "./calls.ts";
+import type { CallOutcome } from "./events.ts";
+import type { Gateway } from "./gateway.ts";
+import type { RawChannel } from "./raw-channel.ts";
+import { planToolCall } from "./tool-call.ts";
+import type { Upstream } from "./upstream.ts";
+
+type Id = string | number;
+
+interface Pending {
+  clientId: Id;
+  up: Upstream;
+  started: number;
+  info: CallInfo;
+  timer: NodeJS.Timeout;
+}
+
+/** Ids the lane gives its requests upstream: strings, so they never meet the SDK Client's numeric ones. */
+const ID_PREFIX = "mcpbox-fast-";
+
+export class FastLane {
+  readonly #gw: Gateway;
+  readonly #client: RawChannel;
+  readonly #pending = new Map<string, Pending>();
+  readonly #byClientId = new Map<Id, string>();
+  #next = 0;
+
+  constructor(gw: Gateway, client: RawChannel) {
+    this.#gw = gw;
+    this.#client = client;
+  }
+
+  /** A message from the client: true when the lane took it (a tools/call it forwarded, or a cancel of one). */
+  fromClient(m: unknown): boolean {
+    if (!isRecord(m) || m.jsonrpc !== "2.0") return false;
+    if (m.method === "notifications/cancelled") return this.#cancel(m.params);
+    if (m.method !== "tools/call" || !this.#gw.initialized || !isId(m.id) || !isRecord(m.params)) return false;
+    const params = m.params;
+    const args = params.arguments ?? {};
+    if (typeof params.name !== "string" || !isRecord(args) || hasProgressToken(params._meta)) return false;
+    const plan = planToolCall(this.#gw, this.#gw.catalog, params.name, args);
+    if (plan.kind !== "forward") return false;
+    const id = `${ID_PREFIX}${++this.#next}`;
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, name: plan.tool } });
+    if (!plan.up.sendRaw(line)) return false;
+    const ms = plan.up.server.timeouts.callMs;
+    const timer = setTimeout(() => this.#timeout(id, ms), ms);
+    this.#pending.set(id, { clientId: m.id, up: plan.up, started: Date.now(), info: { method: "tools/call", tool: plan.tool, args }, timer });
+    this.#byClientId.set(m.id, id);
+    return true;
+  }
+
+  /** A message from a server: true when it answers one of the lane's requests. */
+  fromServer(up: Upstream, m: unknown): boolean {
+    if (!isRecord(m) || typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
+    const p = this.#take(m.id);
+    if (!p) return true; // answered after a timeout or a cancel: nobody waits for it
+    if (isRecord(m.error)) {
+      const reason = typeof m.error.message === "string" ? m.error.message : "error";
+      this.#answer(p, `"error":${JSON.stringify(m.error)}`, "error", 0, reason);
+      return true;
+    }
+    const result = JSON.stringify(m.result ?? {});
+    const isError = isRecord(m.result) && m.result.isError === true;
+    this.#answer(p, `"result":${result}`, isError ? "error" : "ok", Buffer.byteLength(result));
+    return true;
+  }
+
+  /** The server's connection is gone: its calls fail now, as on the SDK path. */
+  serverDown(up: Upstream, error: McpError): void {
+    for (const [id, p] of this.#pending) {
+      if (p.up !== up || !this.#take(id)) continue;
+      this.#answer(p, errorMember(error), "error", 0, error.message);
+    }
+  }
+
+  #timeout(id: string, ms: number): void {
+    const p = this.#take(id);
+    if (!p) return;
+    const reason = timeoutReason(p.up.name, p.info.tool ?? p.info.method, ms);
+    p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timed out" } }));
+    this.#answer(p, errorMember(new McpError(ErrorCode.RequestTimeout, reason)), "timeout", 0, reason);
+  }
+
+  /** The client gave up on a call: the server is told, nobody is answered (as the SDK does). */
+  #cancel(params: unknown): boolean {
+    const clientId = isRecord(params) ? params.requestId : undefined;
+    const id = isId(clientId) ? this.#byClientId.get(clientId) : undefined;
+    const p = id === undefined ? undefined : this.#take(id);
+    if (!p || id === undefined) return false;
+    const reason = isRecord(params) && typeof params.reason === "string" ? params.reason : undefined;
+    p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, ...(reason ? { reason } : {}) } }));
+    this.#record(p, "cancelled", 0, reason ?? "cancelled by the client");
+    return true;
+  }
+
+  #take(id: string): Pending | undefined {
+    const p = this.#pending.get(id);
+    if (!p) return undefined;
+    clearTimeout(p.timer);
+    this.#pending.delete(id);
+    if (this.#byClientId.get(p.clientId) === id) this.#byClientId.delete(p.clientId);
+    return p;
+  }
+
+  /** Writes the client's answer first, then audits: the audit line is not on the call's critical path. */
+  #answer(p: Pending, member: string, outcome: CallOutcome, bytes: number, reason?: string): void {
+    this.#client.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
+    this.#record(p, outcome, bytes, reason);
+  }
+
+  #record(p: Pending, outcome: CallOutcome, bytes: number, reason?: string): void {
+    record(this.#gw, p.up.name, p.info, outcome, Date.now() - p.started, bytes, reason);
+  }
+}
+
+function errorMember(e: McpError): string {
+  return `"error":${JSON.stringify({ code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) })}`;
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+function isId(v: unknown): v is Id {
+  return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+}
+
+function hasProgressToken(meta: unknown): boolean {
+  return isRecord(meta) && meta.progressToken !== undefined;
+}
