@@ -61,6 +61,17 @@ describe("gateway lifecycle", () => {
     expect(after[0]!.Id).not.toBe(ev!.Id);
   });
 
+  it("fails a call without progress (the fast lane) at once when its server is killed", async () => {
+    const gw = await start();
+    const [ev] = (await running(gw.pid)).filter((c) => c.Labels[LABEL.server] === "ev");
+    const call = gw.client.callTool({ name: "ev__trigger-long-running-operation", arguments: { duration: 100, steps: 5 } }, undefined, { timeout: 300_000 });
+    const outcome = call.then(() => "completed", (e: Error) => e.message);
+    await new Promise((r) => setTimeout(r, 500)); // the request is out; the server is working on it
+    await engine().getContainer(ev!.Id).kill();
+    expect(await outcome).toMatch(/server ev is not available: .*it is being restarted/);
+    expect(text(await gw.client.callTool({ name: "raw__echo", arguments: { text: "raw still answers" } }))).toContain("raw still answers");
+  });
+
   it("re-lists a restarted server and tells the client when its tools changed", async () => {
     let changes = 0;
     const gw = await connect(p, { setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });

@@ -117,6 +117,18 @@ describe("mcpbox serve", () => {
     expect(text(await gw.client.callTool({ name: "ev__echo", arguments: { message: "still here" } }))).toContain("still here");
   });
 
+  it("passes the cancel of a call without progress (the fast lane) on and audits it", async () => {
+    const ac = new AbortController();
+    const call = gw.client.callTool({ name: "ev__trigger-long-running-operation", arguments: { duration: 59, steps: 2 } }, undefined, { signal: ac.signal });
+    setTimeout(() => ac.abort("test cancels"), 500);
+    await expect(call).rejects.toThrow();
+    const line = await waitFor("a cancelled audit line", () =>
+      auditLines(p).find((l) => l.outcome === "cancelled" && (l.arguments as { duration?: number } | undefined)?.duration === 59),
+    );
+    expect(line).toMatchObject({ server: "ev", tool: "trigger-long-running-operation", method: "tools/call" });
+    expect(text(await gw.client.callTool({ name: "ev__echo", arguments: { message: "after a cancel" } }))).toContain("after a cancel");
+  });
+
   it("re-lists and tells the client when a server's tools change", async () => {
     const before = toolListChanged;
     await gw.client.callTool({ name: "raw__add_tool", arguments: {} });

@@ -1,0 +1,169 @@
+/**
+ * The fast lane's routing logic with an in-memory client channel and upstream (the end-to-end tests in test/ run the
+ * same calls through `dist/mcpbox serve` and real containers).
+ */
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { ResolvedServer } from "../config/resolve.ts";
+import type { AuditRecord } from "./audit.ts";
+import { buildCatalog } from "./catalog.ts";
+import { GatewayEvents } from "./events.ts";
+import { FastLane } from "./fast-lane.ts";
+import type { Gateway } from "./gateway.ts";
+import type { RawChannel } from "./raw-channel.ts";
+import { redactor } from "./redact.ts";
+import type { Upstream } from "./upstream.ts";
+
+function server(name: string, extra: Partial<ResolvedServer> = {}): ResolvedServer {
+  return {
+    name,
+    prefix: name,
+    source: { kind: "image", image: "x" },
+    mounts: [{ source: "/home/u/docs", target: "/docs", readOnly: true }],
+    pathArguments: [],
+    tools: { allow: undefined, deny: ["secret-tool"] },
+    approve: ["delete"],
+    timeouts: { startupMs: 1000, callMs: 500, runMs: 1000 },
+    ...extra,
+  } as ResolvedServer;
+}
+
+const tools = ["echo", "read", "delete", "secret-tool"].map((name) => ({ name, inputSchema: { type: "object" as const } }));
+
+interface FakeUpstream {
+  name: string;
+  server: ResolvedServer;
+  running: boolean;
+  sent: Record<string, unknown>[];
+  sendRaw(line: string): boolean;
+}
+
+function upstream(s: ResolvedServer): FakeUpstream {
+  return {
+    name: s.name,
+    server: s,
+    running: true,
+    sent: [],
+    sendRaw(line) {
+      if (this.running) this.sent.push(JSON.parse(line) as Record<string, unknown>);
+      return this.running;
+    },
+  };
+}
+
+function setup() {
+  const servers = [server("a"), server("b")];
+  const ups = new Map(servers.map((s) => [s.name, upstream(s)]));
+  const audit: AuditRecord[] = [];
+  const gw = {
+    initialized: true,
+    catalog: buildCatalog(servers.map((s) => ({ server: s, lists: { tools, prompts: [], resources: [], templates: [] } }))),
+    upstreams: ups,
+    upstream: (name: string) => ups.get(name)!,
+    options: {
+      session: "s1",
+      events: new GatewayEvents(),
+      redact: redactor(["hunter22"]),
+      audit: { write: (r: AuditRecord) => void audit.push(r), close: async () => {} },
+    },
+  };
+  const written: Record<string, unknown>[] = [];
+  const client = { sendLine: (json: string) => (written.push(JSON.parse(json) as Record<string, unknown>), true) } as unknown as RawChannel;
+  const lane = new FastLane(gw as unknown as Gateway, client);
+  const call = (id: number | string, name: string, args: Record<string, unknown> = {}, meta?: object) =>
+    lane.fromClient({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
+  return { gw, ups, a: ups.get("a")!, b: ups.get("b")!, lane, written, audit, call, asUp: (u: FakeUpstream) => u as unknown as Upstream };
+}
+
+describe("fast lane", () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
+  it("forwards a plain call under a gateway id with the server's own tool name, and answers with the client's id", () => {
+    const t = setup();
+    expect(t.call(7, "a__echo", { message: "hunter22 hi" })).toBe(true);
+    expect(t.a.sent).toEqual([{ jsonrpc: "2.0", id: expect.stringMatching(/^mcpbox-fast-\d+$/), method: "tools/call", params: { name: "echo", arguments: { message: "hunter22 hi" } } }]);
+    const upId = t.a.sent[0]!.id;
+    const result = { content: [{ type: "text", text: "Echo: hi" }] };
+    expect(t.lane.fromServer(t.asUp(t.a), { result, jsonrpc: "2.0", id: upId })).toBe(true);
+    expect(t.written).toEqual([{ jsonrpc: "2.0", id: 7, result }]);
+    expect(t.audit).toEqual([
+      expect.objectContaining({ session: "s1", server: "a", method: "tools/call", tool: "echo", outcome: "ok", arguments: { message: "[redacted] hi" }, bytes: JSON.stringify(result).length }),
+    ]);
+  });
+
+  it("declines what the SDK path must handle: refusals, approvals, progress, unknown tools, stopped servers, other traffic", () => {
+    const t = setup();
+    expect(t.call(1, "a__secret-tool")).toBe(false); // hidden: refused and audited there
+    expect(t.call(2, "a__read", { path: "/docs/../etc/passwd" })).toBe(false); // outside the mounts
+    expect(t.call(3, "a__delete")).toBe(false); // needs a person's approval
+    expect(t.call(4, "a__echo", {}, { progressToken: 9 })).toBe(false); // progress goes through the SDK's mapping
+    expect(t.call(5, "nope__echo")).toBe(false);
+    t.b.running = false;
+    expect(t.call(6, "b__echo")).toBe(false);
+    expect(t.lane.fromClient({ jsonrpc: "2.0", id: 8, method: "tools/list" })).toBe(false);
+    expect(t.lane.fromClient([1, 2])).toBe(false);
+    t.gw.initialized = false;
+    expect(t.call(9, "a__echo")).toBe(false);
+    expect([...t.a.sent, ...t.b.sent, ...t.written, ...t.audit]).toEqual([]);
+  });
+
+  it("leaves the SDK Client's own answers to the SDK", () => {
+    const t = setup();
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: 3, result: {} })).toBe(false);
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/message", params: {} })).toBe(false);
+  });
+
+  it("passes a server's error and a tool error on, audited as errors", () => {
+    const t = setup();
+    t.call("x", "a__echo");
+    t.call("y", "b__read", { path: "/docs/a.txt" });
+    const error = { code: -32602, message: "bad arguments" };
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: t.a.sent[0]!.id, error });
+    t.lane.fromServer(t.asUp(t.b), { jsonrpc: "2.0", id: t.b.sent[0]!.id, result: { isError: true, content: [] } });
+    expect(t.written).toEqual([
+      { jsonrpc: "2.0", id: "x", error },
+      { jsonrpc: "2.0", id: "y", result: { isError: true, content: [] } },
+    ]);
+    expect(t.audit.map((r) => [r.server, r.outcome, r.reason])).toEqual([["a", "error", "bad arguments"], ["b", "error", undefined]]);
+  });
+
+  it("ends a call at timeouts.callMs: an error to the client, a cancel to the server, a late answer dropped", () => {
+    const t = setup();
+    t.call(1, "a__echo");
+    vi.advanceTimersByTime(499);
+    expect(t.written).toEqual([]);
+    vi.advanceTimersByTime(1);
+    const upId = t.a.sent[0]!.id;
+    expect(t.a.sent[1]).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: upId, reason: "timed out" } });
+    expect(t.written).toEqual([
+      { jsonrpc: "2.0", id: 1, error: { code: ErrorCode.RequestTimeout, message: expect.stringContaining("server a: echo timed out after 500 ms (timeouts.callMs)") } },
+    ]);
+    expect(t.audit.map((r) => r.outcome)).toEqual(["timeout"]);
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: upId, result: {} })).toBe(true);
+    expect(t.written).toHaveLength(1);
+  });
+
+  it("passes the client's cancel on under the gateway id and answers nothing", () => {
+    const t = setup();
+    t.call(41, "a__echo");
+    const cancel = (requestId: unknown) => t.lane.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "user" } });
+    expect(cancel(99)).toBe(false); // not the lane's: the SDK path may know it
+    expect(cancel(41)).toBe(true);
+    expect(t.a.sent[1]).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: t.a.sent[0]!.id, reason: "user" } });
+    expect(t.written).toEqual([]);
+    expect(t.audit.map((r) => [r.outcome, r.reason])).toEqual([["cancelled", "user"]]);
+    vi.advanceTimersByTime(1000);
+    expect(t.written).toEqual([]);
+  });
+
+  it("fails the calls of a server whose connection closed at once, and only those", () => {
+    const t = setup();
+    t.call(1, "a__echo");
+    t.call(2, "b__echo");
+    t.lane.serverDown(t.asUp(t.a), new McpError(ErrorCode.InternalError, "server a is not available: it exited with code 137"));
+    expect(t.written).toEqual([{ jsonrpc: "2.0", id: 1, error: { code: ErrorCode.InternalError, message: expect.stringContaining("exited with code 137") } }]);
+    t.lane.fromServer(t.asUp(t.b), { jsonrpc: "2.0", id: t.b.sent[0]!.id, result: { content: [] } });
+    expect(t.written.map((m) => m.id)).toEqual([1, 2]);
+  });
+});
