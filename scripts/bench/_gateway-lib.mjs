@@ -12,7 +12,7 @@ import { UserConfigSchema } from "../../src/config/schema.ts";
 import { startServerContainer } from "../../src/docker/container.ts";
 import { LABEL } from "../../src/docker/labels.ts";
 import { containerOptions } from "../../src/docker/policy.ts";
-import { BINARY } from "./_lib.mjs";
+import { BINARY, NODE } from "./_lib.mjs";
 
 /** The session label of every baseline container this process starts, so cleanup removes exactly those. */
 export const SESSION = `bench-gw-${process.pid}`;
@@ -47,13 +47,17 @@ export async function openGateway(project, pids) {
   return { client, pid: transport.pid, stderr: () => stderr, close: () => client.close() };
 }
 
-/** The baseline: one container of `image` under the default policy, reached directly through dockerode. */
-export async function openDirect(docker, image, name) {
+/** Create options of one container of `image` under the default policy (containerOptions). */
+export function directContainerOptions(image, name, session = SESSION) {
   const parsed = UserConfigSchema.parse({ servers: { [name]: { image } } });
   const config = resolveConfig(parsed, path.join(os.tmpdir(), "mcpbox-bench-gw.json"));
-  const ctx = { session: SESSION, configHash: config.hash, ownerPid: process.pid, image };
-  const options = { ...containerOptions(config.servers[0], ctx, {}), name: `${SESSION}-${name}-${Math.random().toString(36).slice(2, 8)}` };
-  const container = await startServerContainer(docker, options);
+  const ctx = { session, configHash: config.hash, ownerPid: process.pid, image };
+  return { ...containerOptions(config.servers[0], ctx, {}), name: `${session}-${name}-${Math.random().toString(36).slice(2, 8)}` };
+}
+
+/** The baseline: one container of `image` under the default policy, reached directly through dockerode. */
+export async function openDirect(docker, image, name) {
+  const container = await startServerContainer(docker, directContainerOptions(image, name));
   const client = new Client({ name: "bench", version: "1" });
   try {
     await client.connect(container.transport);
@@ -62,6 +66,18 @@ export async function openDirect(docker, image, name) {
     throw e;
   }
   return { client, close: async () => (await client.close().catch(() => {}), await container.stop(1000)) };
+}
+
+/** The byte relay (_byte-relay.mjs) in front of a container of `image`, and an SDK Client spawning it. */
+export async function openRelay(image) {
+  const transport = new StdioClientTransport({
+    command: NODE,
+    args: [path.join(import.meta.dirname, "_byte-relay.mjs"), image, SESSION],
+    stderr: "inherit",
+  });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
 }
 
 /** One echo tools/call, in ms; throws when the answer is not the echo (a broken path never shows as fast). */

@@ -1,26 +1,31 @@
 /**
  * The gateway (issue 3): echo round trip and calls per second with 16 in flight through `dist/mcpbox serve`, next to
- * an SDK Client on the same image's container started directly through dockerode with the same policy (baseline),
- * interleaved; the time from spawning serve with five servers to an answered tools/list, next to five direct starts
- * (in parallel, as the gateway starts them: the baseline; also one at a time, the slowest shown); the gateway's RSS
- * with ten servers.
+ * an SDK Client on the same image's container started directly through dockerode with the same policy (baseline) and
+ * next to a process that only copies bytes to such a container (what one extra hop costs here), interleaved; the time
+ * from spawning serve with five servers to an answered tools/list, next to five direct starts (in parallel, as the
+ * gateway starts them: the baseline; also one at a time, the slowest shown) and to the engine's own cost of five
+ * trivial containers at once; the gateway's RSS with ten servers.
  */
 import fs from "node:fs";
 import { engine } from "../../src/docker/engine.ts";
+import { LABEL } from "../../src/docker/labels.ts";
 import { ensureTestImage } from "../../test/helpers/images.ts";
 import { percentile, requireBinary, timedRow } from "./_lib.mjs";
 import {
+  SESSION,
   cleanup,
   gatewayGone,
   gatewayProject,
   openDirect,
   openGateway,
+  openRelay,
   rssMb,
   throughput,
   timedEcho,
 } from "./_gateway-lib.mjs";
 
 const ECHO_BASE = "echo, direct through dockerode (baseline)";
+const ECHO_RELAY = "echo through a byte-copying process (one extra hop, no work)";
 const RATE_BASE = "calls/s, 16 in flight, direct (baseline)";
 const START_BASE = "5 direct starts in parallel → initialize, slowest (baseline)";
 const stats = (v) => ({ median: percentile(v, 50), p95: percentile(v, 95), samples: v });
@@ -47,20 +52,22 @@ export default async function run({ runs = 300 } = {}) {
 async function callRows(docker, image, proj, pids, runs) {
   const gw = await openGateway(proj, pids);
   const direct = await openDirect(docker, image, "echo");
+  const relay = await openRelay(image);
   try {
     const paths = [
       { name: "gw", client: gw.client, tool: "s0__echo" },
+      { name: "relay", client: relay.client, tool: "echo" },
       { name: "direct", client: direct.client, tool: "echo" },
     ];
-    const samples = { gw: [], direct: [] };
+    const samples = { gw: [], relay: [], direct: [] };
     for (let i = 0; i < 30 + runs; i++) {
-      // alternate which goes first, so neither always follows the other
-      for (const p of i % 2 ? paths : [...paths].reverse()) {
+      // rotate which goes first, so none always follows another
+      for (const p of [...paths.slice(i % 3), ...paths.slice(0, i % 3)]) {
         const ms = await timedEcho(p.client, p.tool, i);
         if (i >= 30) samples[p.name].push(ms);
       }
     }
-    const rate = { gw: [], direct: [] };
+    const rate = { gw: [], relay: [], direct: [] };
     for (let block = 0; block < 4; block++) {
       for (const p of block % 2 ? paths : [...paths].reverse()) rate[p.name].push(await throughput(p.client, p.tool, 500, 16));
     }
@@ -69,25 +76,30 @@ async function callRows(docker, image, proj, pids, runs) {
     const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
     return [
       timedRow(ECHO_BASE, echoBase),
+      timedRow(ECHO_RELAY, stats(samples.relay), { baseline: ECHO_BASE }),
       timedRow("echo through mcpbox serve", stats(samples.gw), {
         baseline: ECHO_BASE,
         goal: { below: echoBase.median * 1.25, text: "(the gateway adds under 25%)" },
       }),
       { measure: RATE_BASE, value: mean(rate.direct), unit: "calls/s" },
+      { measure: "calls/s, 16 in flight, byte-copying process", value: mean(rate.relay), unit: "calls/s", baseline: RATE_BASE },
       { measure: "calls/s, 16 in flight, through mcpbox serve", value: mean(rate.gw), unit: "calls/s", baseline: RATE_BASE },
       { measure: `gateway RSS, 1 server, after ${runs + 30 + 2000} calls`, value: rssOne, unit: "MB" },
     ];
   } finally {
     await gw.close().catch(() => {});
     await direct.close().catch(() => {});
+    await relay.close().catch(() => {});
     await gatewayGone(docker, gw.pid);
   }
 }
 
 /** Spawn → tools/list answered with five servers, vs five direct starts → initialize, round by round. */
 async function startRows(docker, image, proj, pids, rounds = 3) {
-  const samples = { gw: [], direct: [], single: [] };
+  const samples = { gw: [], direct: [], single: [], bare1: [], bare5: [] };
   for (let round = 0; round < rounds + 1; round++) {
+    const bare1 = await bareStarts(docker, image, 1);
+    const bare5 = await bareStarts(docker, image, 5);
     const single = Math.max(...(await sequentialStarts(docker, image, 5)));
     const direct = await directStarts(docker, image, 5);
     const t0 = performance.now();
@@ -97,7 +109,7 @@ async function startRows(docker, image, proj, pids, rounds = 3) {
       const ms = performance.now() - t0;
       const servers = new Set(tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name));
       if (servers.size !== 5) throw new Error(`tools/list had ${servers.size} echo tools, not 5:\n${gw.stderr()}`);
-      if (round >= 1) samples.gw.push(ms), samples.direct.push(direct), samples.single.push(single);
+      if (round >= 1) samples.gw.push(ms), samples.direct.push(direct), samples.single.push(single), samples.bare1.push(bare1), samples.bare5.push(bare5);
     } finally {
       await gw.close().catch(() => {});
       await gatewayGone(docker, gw.pid);
@@ -105,6 +117,8 @@ async function startRows(docker, image, proj, pids, rounds = 3) {
   }
   const base = stats(samples.direct);
   return [
+    timedRow("engine alone: 1 container running /bin/true, create → removed", stats(samples.bare1)),
+    timedRow("engine alone: 5 such containers at once", stats(samples.bare5), { baseline: "engine alone: 1 container running /bin/true, create → removed" }),
     timedRow("5 direct starts one at a time → initialize, slowest", stats(samples.single)),
     timedRow(START_BASE, base),
     timedRow("spawn mcpbox serve (5 servers) → tools/list", stats(samples.gw), {
@@ -112,6 +126,24 @@ async function startRows(docker, image, proj, pids, rounds = 3) {
       goal: { below: base.median * 1.5, text: "(under 1.5x the slowest direct start)" },
     }),
   ];
+}
+
+/** The engine's own cost of `n` containers at once: create, start, wait for /bin/true to exit, remove. */
+async function bareStarts(docker, image, n) {
+  const one = async () => {
+    const c = await docker.createContainer({
+      Image: image,
+      Entrypoint: ["/bin/true"],
+      Labels: { [LABEL.session]: SESSION },
+      HostConfig: { NetworkMode: "none" },
+    });
+    await c.start();
+    await c.wait();
+    await c.remove({ force: true });
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: n }, one));
+  return performance.now() - t0;
 }
 
 /** `n` single starts, one after the other: the time of each. */
