@@ -138,12 +138,21 @@ export function parseMessage(text: string): JSONRPCMessage | undefined {
 
 /** The JSON object a line holds, or undefined when it is not one. */
 function parseJsonObject(text: string): object | undefined {
-  if (text.trimStart()[0] !== "{") return undefined;
+  if (firstNonBlank(text) !== "{") return undefined;
   try {
     return JSON.parse(text) as object;
   } catch {
     return undefined;
   }
+}
+
+/** The first character that is not JSON whitespace (without copying the line, which may be megabytes). */
+function firstNonBlank(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return text[i];
+  }
+  return undefined;
 }
 
 function validMessage(value: unknown): JSONRPCMessage | undefined {

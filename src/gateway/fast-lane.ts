@@ -61,59 +61,57 @@ export class FastLane {
   /** A message from a server: true when it answers one of the lane's requests. */
   fromServer(up: Upstream, m: unknown): boolean {
     if (!isRecord(m) || typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
-    const p = this.#take(m.id);
+    const p = this.#pending.get(m.id);
     if (!p) return true; // answered after a timeout or a cancel: nobody waits for it
     if (isRecord(m.error)) {
       const reason = typeof m.error.message === "string" ? m.error.message : "error";
-      this.#answer(p, `"error":${JSON.stringify(m.error)}`, "error", 0, reason);
+      this.#answer(m.id, p, `"error":${JSON.stringify(m.error)}`, "error", 0, reason);
       return true;
     }
     const result = JSON.stringify(m.result ?? {});
     const isError = isRecord(m.result) && m.result.isError === true;
-    this.#answer(p, `"result":${result}`, isError ? "error" : "ok", Buffer.byteLength(result));
+    this.#answer(m.id, p, `"result":${result}`, isError ? "error" : "ok", Buffer.byteLength(result));
     return true;
   }
 
   /** The server's connection is gone: its calls fail now, as on the SDK path. */
   serverDown(up: Upstream, error: McpError): void {
     for (const [id, p] of this.#pending) {
-      if (p.up !== up || !this.#take(id)) continue;
-      this.#answer(p, errorMember(error), "error", 0, error.message);
+      if (p.up === up) this.#answer(id, p, errorMember(error), "error", 0, error.message);
     }
   }
 
   #timeout(id: string, ms: number): void {
-    const p = this.#take(id);
+    const p = this.#pending.get(id);
     if (!p) return;
     const reason = timeoutReason(p.up.name, p.info.tool ?? p.info.method, ms);
     p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timed out" } }));
-    this.#answer(p, errorMember(new McpError(ErrorCode.RequestTimeout, reason)), "timeout", 0, reason);
+    this.#answer(id, p, errorMember(new McpError(ErrorCode.RequestTimeout, reason)), "timeout", 0, reason);
   }
 
   /** The client gave up on a call: the server is told, nobody is answered (as the SDK does). */
   #cancel(params: unknown): boolean {
     const clientId = isRecord(params) ? params.requestId : undefined;
     const id = isId(clientId) ? this.#byClientId.get(clientId) : undefined;
-    const p = id === undefined ? undefined : this.#take(id);
+    const p = id === undefined ? undefined : this.#pending.get(id);
     if (!p || id === undefined) return false;
+    this.#forget(id, p);
     const reason = isRecord(params) && typeof params.reason === "string" ? params.reason : undefined;
     p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, ...(reason ? { reason } : {}) } }));
     this.#record(p, "cancelled", 0, reason ?? "cancelled by the client");
     return true;
   }
 
-  #take(id: string): Pending | undefined {
-    const p = this.#pending.get(id);
-    if (!p) return undefined;
+  #forget(id: string, p: Pending): void {
     clearTimeout(p.timer);
     this.#pending.delete(id);
     if (this.#byClientId.get(p.clientId) === id) this.#byClientId.delete(p.clientId);
-    return p;
   }
 
-  /** Writes the client's answer first, then audits: the audit line is not on the call's critical path. */
-  #answer(p: Pending, member: string, outcome: CallOutcome, bytes: number, reason?: string): void {
+  /** Writes the client's answer first; the bookkeeping and the audit line are not on the call's critical path. */
+  #answer(id: string, p: Pending, member: string, outcome: CallOutcome, bytes: number, reason?: string): void {
     this.#client.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
+    this.#forget(id, p);
     this.#record(p, outcome, bytes, reason);
   }
 

@@ -52,3 +52,17 @@ describe("BoundedStdioTransport", () => {
     expect(closed).toBe(true);
   });
 });
+
+describe("BoundedStdioTransport lines", () => {
+  it("takes CRLF lines, skips blank ones and hands parsed JSON to an interceptor first", async () => {
+    const s = setup();
+    const seen: unknown[] = [];
+    s.t.intercept = (m) => (seen.push(m), (m as { id?: number }).id === 2);
+    await s.t.start();
+    s.stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\r\n\n  \n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await new Promise((r) => setImmediate(r));
+    expect(seen).toHaveLength(2);
+    expect(s.messages).toEqual([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
+    expect(s.written()).toEqual([]);
+  });
+});

@@ -40,8 +40,11 @@ export class BoundedStdioTransport implements RawChannel {
   #onData = (chunk: Buffer | string): void => {
     let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
     for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10)) {
-      this.#take(buf.subarray(0, nl));
-      if (!this.#skipping) this.#line(Buffer.concat(this.#chunks).toString("utf8"));
+      if (this.#chunks.length === 0 && !this.#skipping && nl <= this.#max) this.#line(buf.toString("utf8", 0, nl));
+      else {
+        this.#take(buf.subarray(0, nl));
+        if (!this.#skipping) this.#line(Buffer.concat(this.#chunks).toString("utf8"));
+      }
       this.#chunks = [];
       this.#size = 0;
       this.#skipping = false;
@@ -63,14 +66,12 @@ export class BoundedStdioTransport implements RawChannel {
     this.#size += part.length;
   }
 
-  #line(text: string): void {
-    const line = text.replace(/\r$/, "");
-    if (line.trim() === "") return;
+  #line(line: string): void {
     let json: unknown;
     try {
-      json = JSON.parse(line);
+      json = JSON.parse(line); // JSON whitespace includes the \r of a CRLF
     } catch {
-      this.#reject(ErrorCode.ParseError, "Parse error: not JSON");
+      if (line.trim() !== "") this.#reject(ErrorCode.ParseError, "Parse error: not JSON"); // blank lines are skipped
       return;
     }
     if (this.intercept?.(json)) return;
