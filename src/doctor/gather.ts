@@ -10,7 +10,7 @@ import { DEFAULTS, resolveConfig, type ResolvedConfig } from "../config/resolve.
 import { engineAddress } from "../docker/engine.ts";
 import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from "../docker/probe.ts";
 import { isMcpboxError, messageOf } from "../errors.ts";
-import { mcpboxHome } from "../monitor/paths.ts";
+import { mcpboxHome } from "../home.ts";
 import * as C from "./checks.ts";
 
 export interface DoctorOptions {

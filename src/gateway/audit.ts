@@ -3,10 +3,10 @@
  * or `audit.path`. Arguments arrive here already redacted and cut (see redact.ts). Readable by its user only.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { CallOutcome } from "./events.ts";
 import type { ResolvedConfig } from "../config/resolve.ts";
+import { mcpboxHome } from "../home.ts";
 
 export interface AuditRecord {
   time: string;
@@ -24,10 +24,6 @@ export interface AuditRecord {
 export interface AuditSink {
   write(record: AuditRecord): void;
   close(): Promise<void>;
-}
-
-export function mcpboxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
 }
 
 export function auditFolder(config: Pick<ResolvedConfig, "audit">, env: NodeJS.ProcessEnv = process.env): string {

@@ -3,13 +3,9 @@
  * 0700 so only its user can reach the sockets. Entries of gateways whose process is gone are stale and removed.
  */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { GatewayInfo } from "../gateway/events.ts";
-
-export function mcpboxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
-}
+import { mcpboxHome } from "../home.ts";
 
 export const runDir = (home = mcpboxHome()) => path.join(home, "run");
 export const socketPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.sock`);

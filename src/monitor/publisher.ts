@@ -10,7 +10,8 @@ import type { GatewayEvent, GatewayEvents, GatewayInfo } from "../gateway/events
 import { McpboxError, messageOf } from "../errors.ts";
 import { encode, lineSplitter, parseCommand, PROTOCOL_VERSION, type MonitorCommand } from "./protocol.ts";
 import { Recorder } from "./recorder.ts";
-import { ensureRunDir, infoPath, listGateways, mcpboxHome, socketPath } from "./paths.ts";
+import { mcpboxHome } from "../home.ts";
+import { ensureRunDir, infoPath, listGateways, socketPath } from "./paths.ts";
 
 export interface GatewayActions {
   restart(server: string): Promise<void>;

@@ -5,7 +5,8 @@
 import { messageOf } from "../errors.ts";
 import type { ServerRow } from "./fold.ts";
 import { connectGateway, type GatewayConnection } from "./client.ts";
-import { listGateways, mcpboxHome, type PublishedGateway } from "./paths.ts";
+import { mcpboxHome } from "../home.ts";
+import { listGateways, type PublishedGateway } from "./paths.ts";
 import { MonitorStore } from "./store.ts";
 
 export interface WatchOptions {
