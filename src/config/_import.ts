@@ -1,13 +1,11 @@
 /**
  * Imports a config module of any supported kind, with "mcpbox" served as a virtual module so the config needs no
  * node_modules (and works from inside the single executable). TypeScript goes through Node's own type stripping
- * (fast); what that cannot run (enums, extensionless imports it cannot guess) falls back to jiti. Stripped modules
- * are cached by content (ts-cache.ts): loading Node's stripper is most of a warm `mcpbox validate`.
+ * (fast); what that cannot run (enums, extensionless imports it cannot guess) falls back to jiti.
  */
 import fs from "node:fs";
 import { pathToFileURL } from "node:url";
 import { defineConfig } from "./define.ts";
-import { strippedTypeScript } from "./ts-cache.ts";
 
 const VIRTUAL_URL = "mcpbox:config-api";
 const VIRTUAL_SOURCE = "export const defineConfig = (c) => c; export default { defineConfig };";
@@ -58,10 +56,7 @@ function installHooks(): boolean {
     },
     load(url, context, next) {
       if (url === VIRTUAL_URL) return { format: "module", source: VIRTUAL_SOURCE, shortCircuit: true };
-      const loaded = next(url, context);
-      if (loaded.format !== "module-typescript" || loaded.source == null) return loaded;
-      const source = typeof loaded.source === "string" ? loaded.source : Buffer.from(loaded.source as Uint8Array).toString("utf8");
-      return { format: "module", source: strippedTypeScript(source, mod.stripTypeScriptTypes), shortCircuit: true };
+      return next(url, context);
     },
   });
   hooksInstalled = true;
