@@ -80,3 +80,12 @@ describe("resolveConfig (SPEC 2.2 defaults)", () => {
     expect(hostPath("/cfg", "../x", "/home/u")).toBe("/x");
   });
 });
+
+describe("timeouts", () => {
+  it("refuses a timeout longer than a timer can wait (it would fire at once), and takes the longest one that can", () => {
+    const parsed = UserConfigSchema.safeParse({ servers: { a: { image: "x", timeouts: { callMs: 2 ** 31 } } } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]).toMatchObject({ path: ["servers", "a", "timeouts", "callMs"], message: expect.stringContaining("at most 2147483647 ms") });
+    expect(resolve({ servers: { a: { image: "x", timeouts: { callMs: 2 ** 31 - 1 } } } }).servers[0]!.timeouts.callMs).toBe(2 ** 31 - 1);
+  });
+});

@@ -55,10 +55,15 @@ export const Dangerous = z
   })
   .describe("Explicit opt-ins for what validation refuses otherwise");
 
+/** The longest a Node timer can wait; a longer one fires at once (every call would time out immediately). */
+const MAX_TIMER_MS = 2_147_483_647;
+const milliseconds = () =>
+  z.number().int().positive().max(MAX_TIMER_MS, `at most ${MAX_TIMER_MS} ms (about 24 days), the longest a timer can wait`);
+
 export const Timeouts = z.strictObject({
-  startupMs: z.number().int().positive().optional(),
-  callMs: z.number().int().positive().optional(),
-  runMs: z.number().int().positive().optional().describe("code-runner: wall-clock limit of one run"),
+  startupMs: milliseconds().optional(),
+  callMs: milliseconds().optional(),
+  runMs: milliseconds().optional().describe("code-runner: wall-clock limit of one run"),
 });
 
 /** Policy keys: allowed per server and under `defaults`. */
