@@ -92,12 +92,12 @@ describe("fast lane", () => {
     ]);
   });
 
-  it("declines what the SDK path must handle: refusals, approvals, progress, unknown tools, stopped servers, other traffic", () => {
+  it("declines what the SDK path must handle: refusals, approvals, unknown tools, stopped servers, other traffic", () => {
     const t = setup();
     expect(t.call(1, "a__secret-tool")).toBe(false); // hidden: refused and audited there
     expect(t.call(2, "a__read", { path: "/docs/../etc/passwd" })).toBe(false); // outside the mounts
     expect(t.call(3, "a__delete")).toBe(false); // needs a person's approval
-    expect(t.call(4, "a__echo", {}, { progressToken: 9 })).toBe(false); // progress goes through the SDK's mapping
+    expect(t.call(4, "a__echo", {}, { progressToken: { not: "an id" } })).toBe(false); // invalid: the SDK answers it
     expect(t.call(5, "nope__echo")).toBe(false);
     t.b.running = false;
     expect(t.call(6, "b__echo")).toBe(false);
@@ -106,6 +106,31 @@ describe("fast lane", () => {
     t.gw.initialized = false;
     expect(t.call(9, "a__echo")).toBe(false);
     expect([...t.a.sent, ...t.b.sent, ...t.written, ...t.audit]).toEqual([]);
+  });
+
+  it("carries progress under the gateway id and back under the client's token, in order, none after the answer", () => {
+    const t = setup();
+    t.call(5, "a__echo", { message: "x" }, { progressToken: "client-token", trace: "t1" });
+    const upId = t.a.sent[0]!.id as string;
+    expect(t.a.sent[0]!.params).toMatchObject({ _meta: { progressToken: upId, trace: "t1" } });
+    const progress = (n: number) => t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: upId, progress: n, total: 2 } });
+    expect(progress(1)).toBe(true);
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: upId, result: { content: [] } });
+    expect(progress(2)).toBe(true); // late: dropped
+    expect(t.written).toEqual([
+      { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: "client-token", progress: 1, total: 2 } },
+      { jsonrpc: "2.0", id: 5, result: { content: [] } },
+    ]);
+    // the SDK Client's own progress (numeric tokens) is not the lane's
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 3, progress: 1 } })).toBe(false);
+  });
+
+  it("asks for no progress upstream when the client asked for none", () => {
+    const t = setup();
+    t.call(6, "a__echo");
+    expect(t.a.sent[0]!.params).not.toHaveProperty("_meta");
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: t.a.sent[0]!.id, progress: 1 } });
+    expect(t.written).toEqual([]);
   });
 
   it("leaves the SDK Client's own answers to the SDK", () => {

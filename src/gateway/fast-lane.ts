@@ -1,9 +1,10 @@
 /**
  * The fast lane for tools/call, the gateway's hot path. A call the guards let through as it is (a visible tool, no
- * approval, paths inside the mounts, no progress token) to a running server goes there as raw JSON-RPC under a
- * gateway id, and its answer comes back the same way: no second round of SDK validation, dispatch and serialisation
- * on each side. Timeouts, cancellation, a server dying mid-call and the audit line behave as on the SDK path
- * (tool-call.ts), which still takes every other request, every refusal and every call this lane declines.
+ * approval, paths inside the mounts) to a running server goes there as raw JSON-RPC under a gateway id (which is
+ * also its progress token, when the client asked for progress), and its progress and answer come back the same way,
+ * in the order the server wrote them: no second round of SDK validation, dispatch and serialisation on each side.
+ * Timeouts, cancellation, a server dying mid-call and the audit line behave as on the SDK path (tool-call.ts), which
+ * still takes every other request, every refusal and every call this lane declines.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { record, timeoutReason, type CallInfo } from "./calls.ts";
@@ -17,6 +18,8 @@ type Id = string | number;
 
 interface Pending {
   clientId: Id;
+  /** the client's progress token, when it asked for progress */
+  progressToken: Id | undefined;
   up: Upstream;
   started: number;
   info: CallInfo;
@@ -45,22 +48,28 @@ export class FastLane {
     if (m.method !== "tools/call" || !this.#gw.initialized || !isId(m.id) || !isRecord(m.params)) return false;
     const params = m.params;
     const args = params.arguments ?? {};
-    if (typeof params.name !== "string" || !isRecord(args) || hasProgressToken(params._meta)) return false;
+    const progressToken = isRecord(params._meta) ? params._meta.progressToken : undefined;
+    if (typeof params.name !== "string" || !isRecord(args) || (progressToken !== undefined && !isId(progressToken))) return false;
     const plan = planToolCall(this.#gw, this.#gw.catalog, params.name, args);
     if (plan.kind !== "forward") return false;
     const id = `${ID_PREFIX}${++this.#next}`;
-    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, name: plan.tool } });
+    // the server's progress comes back under the gateway id: client tokens of different calls may look alike upstream
+    const meta = progressToken === undefined ? {} : { _meta: { ...(params._meta as object), progressToken: id } };
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, name: plan.tool, ...meta } });
     if (!plan.up.sendRaw(line)) return false;
     const ms = plan.up.server.timeouts.callMs;
     const timer = setTimeout(() => this.#timeout(id, ms), ms);
-    this.#pending.set(id, { clientId: m.id, up: plan.up, started: Date.now(), info: { method: "tools/call", tool: plan.tool, args }, timer });
+    const info = { method: "tools/call", tool: plan.tool, args };
+    this.#pending.set(id, { clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer });
     this.#byClientId.set(m.id, id);
     return true;
   }
 
-  /** A message from a server: true when it answers one of the lane's requests. */
+  /** A message from a server: true when it answers one of the lane's requests or reports its progress. */
   fromServer(up: Upstream, m: unknown): boolean {
-    if (!isRecord(m) || typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
+    if (!isRecord(m)) return false;
+    if (m.method === "notifications/progress") return this.#progress(m.params);
+    if (typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
     const p = this.#pending.get(m.id);
     if (!p) return true; // answered after a timeout or a cancel: nobody waits for it
     if (isRecord(m.error)) {
@@ -71,6 +80,18 @@ export class FastLane {
     const result = JSON.stringify(m.result ?? {});
     const isError = isRecord(m.result) && m.result.isError === true;
     this.#answer(m.id, p, `"result":${result}`, isError ? "error" : "ok", Buffer.byteLength(result));
+    return true;
+  }
+
+  /** Progress of one of the lane's calls goes to the client under its own token; after the answer it is dropped. */
+  #progress(params: unknown): boolean {
+    const token = isRecord(params) ? params.progressToken : undefined;
+    if (typeof token !== "string" || !token.startsWith(ID_PREFIX)) return false;
+    const p = this.#pending.get(token);
+    if (p?.progressToken !== undefined) {
+      const out = { ...(params as object), progressToken: p.progressToken };
+      this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: out }));
+    }
     return true;
   }
 
@@ -130,8 +151,4 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function isId(v: unknown): v is Id {
   return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
-}
-
-function hasProgressToken(meta: unknown): boolean {
-  return isRecord(meta) && meta.progressToken !== undefined;
 }
