@@ -125,6 +125,19 @@ describe("fast lane", () => {
     expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: 3, progress: 1 } })).toBe(false);
   });
 
+  it("lets no server answer, or report progress for, a call to another server", () => {
+    const t = setup();
+    t.call(1, "b__echo", {}, { progressToken: "tok" });
+    const bId = t.b.sent[0]!.id;
+    // server a guesses b's gateway id
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: bId, progress: 1, message: "forged" } })).toBe(true);
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: bId, result: { content: [{ type: "text", text: "forged" }] } })).toBe(true);
+    expect(t.written).toEqual([]);
+    t.lane.fromServer(t.asUp(t.b), { jsonrpc: "2.0", id: bId, result: { content: [{ type: "text", text: "real" }] } });
+    expect(t.written).toEqual([{ jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "real" }] } }]);
+    expect(t.audit.map((r) => [r.server, r.outcome])).toEqual([["b", "ok"]]);
+  });
+
   it("asks for no progress upstream when the client asked for none", () => {
     const t = setup();
     t.call(6, "a__echo");

@@ -68,10 +68,11 @@ export class FastLane {
   /** A message from a server: true when it answers one of the lane's requests or reports its progress. */
   fromServer(up: Upstream, m: unknown): boolean {
     if (!isRecord(m)) return false;
-    if (m.method === "notifications/progress") return this.#progress(m.params);
+    if (m.method === "notifications/progress") return this.#progress(up, m.params);
     if (typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
     const p = this.#pending.get(m.id);
-    if (!p) return true; // answered after a timeout or a cancel: nobody waits for it
+    // answered after a timeout or a cancel: nobody waits for it; another server's call: a server answers only its own
+    if (p?.up !== up) return true;
     if (isRecord(m.error)) {
       const reason = typeof m.error.message === "string" ? m.error.message : "error";
       this.#answer(m.id, p, `"error":${JSON.stringify(m.error)}`, "error", 0, reason);
@@ -83,12 +84,15 @@ export class FastLane {
     return true;
   }
 
-  /** Progress of one of the lane's calls goes to the client under its own token; after the answer it is dropped. */
-  #progress(params: unknown): boolean {
+  /**
+   * Progress of one of the lane's calls goes to the client under its own token. Dropped after the answer, and when it
+   * names a call to another server (gateway ids can be guessed; servers must not speak for each other).
+   */
+  #progress(up: Upstream, params: unknown): boolean {
     const token = isRecord(params) ? params.progressToken : undefined;
     if (typeof token !== "string" || !token.startsWith(ID_PREFIX)) return false;
     const p = this.#pending.get(token);
-    if (p?.progressToken !== undefined) {
+    if (p?.up === up && p.progressToken !== undefined) {
       const out = { ...(params as object), progressToken: p.progressToken };
       this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: out }));
     }
