@@ -138,6 +138,20 @@ describe("fast lane", () => {
     expect(t.audit.map((r) => [r.server, r.outcome])).toEqual([["b", "ok"]]);
   });
 
+  it("passes a server's log messages on at once, named after the server, before the answer that follows them", () => {
+    const t = setup();
+    t.call(1, "a__echo");
+    const log = (params: object) => t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/message", params });
+    expect(log({ level: "info", logger: "db", data: "opened" })).toBe(true);
+    expect(log({ level: "debug", data: "no logger" })).toBe(true);
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: t.a.sent[0]!.id, result: { content: [] } });
+    expect(t.written).toEqual([
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", logger: "a/db", data: "opened" } },
+      { jsonrpc: "2.0", method: "notifications/message", params: { level: "debug", logger: "a", data: "no logger" } },
+      { jsonrpc: "2.0", id: 1, result: { content: [] } },
+    ]);
+  });
+
   it("asks for no progress upstream when the client asked for none", () => {
     const t = setup();
     t.call(6, "a__echo");
@@ -149,7 +163,8 @@ describe("fast lane", () => {
   it("leaves the SDK Client's own answers to the SDK", () => {
     const t = setup();
     expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: 3, result: {} })).toBe(false);
-    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/message", params: {} })).toBe(false);
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/tools/list_changed" })).toBe(false); // relists
+    expect(t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: 4, method: "sampling/createMessage", params: {} })).toBe(false);
   });
 
   it("passes a server's error and a tool error on, audited as errors", () => {

@@ -2,13 +2,15 @@
  * The fast lane for tools/call, the gateway's hot path. A call the guards let through as it is (a visible tool, no
  * approval, paths inside the mounts) to a running server goes there as raw JSON-RPC under a gateway id (which is
  * also its progress token, when the client asked for progress), and its progress and answer come back the same way,
- * in the order the server wrote them: no second round of SDK validation, dispatch and serialisation on each side.
+ * in the order the server wrote them (log messages too): no second round of SDK validation, dispatch and
+ * serialisation on each side.
  * Timeouts, cancellation, a server dying mid-call and the audit line behave as on the SDK path (tool-call.ts), which
  * still takes every other request, every refusal and every call this lane declines.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { record, timeoutReason, type CallInfo } from "./calls.ts";
 import type { CallOutcome } from "./events.ts";
+import { logFrom } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";
 import { planToolCall } from "./tool-call.ts";
@@ -65,10 +67,11 @@ export class FastLane {
     return true;
   }
 
-  /** A message from a server: true when it answers one of the lane's requests or reports its progress. */
+  /** A message from a server: true when the lane took it (an answer to or progress of one of its calls, a log message). */
   fromServer(up: Upstream, m: unknown): boolean {
     if (!isRecord(m)) return false;
     if (m.method === "notifications/progress") return this.#progress(up, m.params);
+    if (m.method === "notifications/message" && isRecord(m.params)) return this.#notify("notifications/message", logFrom(up.name, m.params));
     if (typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
     const p = this.#pending.get(m.id);
     // answered after a timeout or a cancel: nobody waits for it; another server's call: a server answers only its own
@@ -92,10 +95,13 @@ export class FastLane {
     const token = isRecord(params) ? params.progressToken : undefined;
     if (typeof token !== "string" || !token.startsWith(ID_PREFIX)) return false;
     const p = this.#pending.get(token);
-    if (p?.up === up && p.progressToken !== undefined) {
-      const out = { ...(params as object), progressToken: p.progressToken };
-      this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: out }));
-    }
+    if (p?.up === up && p.progressToken !== undefined) this.#notify("notifications/progress", { ...(params as object), progressToken: p.progressToken });
+    return true;
+  }
+
+  /** Written at once, so a server's notifications and answers reach the client in the order it wrote them. */
+  #notify(method: string, params: object): true {
+    this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method, params }));
     return true;
   }
 

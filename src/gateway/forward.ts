@@ -49,11 +49,9 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
         case "notifications/resources/list_changed":
           relist(up);
           return;
-        case "notifications/message": {
-          const logger = typeof params.logger === "string" ? `${up.name}/${params.logger}` : up.name;
-          notify(gw, { method: n.method, params: { ...params, logger } });
+        case "notifications/message":
+          notify(gw, { method: n.method, params: logFrom(up.name, params) });
           return;
-        }
         case "notifications/resources/updated": {
           const uri = typeof params.uri === "string" ? gw.catalog.exposedUri(up.name, params.uri) : params.uri;
           notify(gw, { method: n.method, params: { ...params, uri } });
@@ -109,6 +107,11 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       for (const uri of up.subscriptions) await client.subscribeResource({ uri }).catch(() => {});
     },
   };
+}
+
+/** A server's log message as the client sees it: the logger names the server. */
+export function logFrom(server: string, params: Record<string, unknown>): Record<string, unknown> {
+  return { ...params, logger: typeof params.logger === "string" ? `${server}/${params.logger}` : server };
 }
 
 /** Rebuilds the catalog and tells the client which lists changed. */
