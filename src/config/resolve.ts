@@ -65,7 +65,10 @@ export interface ResolvedServer {
     readonly allowHostNetwork: boolean;
     readonly allowDockerSocket: boolean;
     readonly allowSensitiveMounts: boolean;
+    readonly allowWritableConfig: boolean;
   };
+  /** which server-to-client requests the server may make (SPEC 9) */
+  readonly clientRequests: { readonly sampling: boolean; readonly elicitation: boolean; readonly roots: boolean };
   /** code-runner only */
   readonly languages: readonly Language[];
   readonly maxOutputBytes: number;
@@ -193,6 +196,12 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
       allowHostNetwork: dangerous.allowHostNetwork ?? false,
       allowDockerSocket: dangerous.allowDockerSocket ?? false,
       allowSensitiveMounts: dangerous.allowSensitiveMounts ?? false,
+      allowWritableConfig: dangerous.allowWritableConfig ?? false,
+    },
+    clientRequests: {
+      sampling: s.clientRequests?.sampling ?? d.clientRequests?.sampling ?? false,
+      elicitation: s.clientRequests?.elicitation ?? d.clientRequests?.elicitation ?? true,
+      roots: s.clientRequests?.roots ?? d.clientRequests?.roots ?? true,
     },
     languages: isRunner ? (s.languages ?? (["python", "node", "bash"] satisfies Language[])) : [],
     maxOutputBytes: s.maxOutputBytes ?? DEFAULTS.maxOutputBytes,

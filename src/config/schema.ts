@@ -52,8 +52,21 @@ export const Dangerous = z
     allowHostNetwork: z.boolean().optional(),
     allowDockerSocket: z.boolean().optional(),
     allowSensitiveMounts: z.boolean().optional(),
+    allowWritableConfig: z
+      .boolean()
+      .optional()
+      .describe("Allow a writable mount of a folder holding the config, a module it imports, $MCPBOX_HOME or a client's config"),
   })
   .describe("Explicit opt-ins for what validation refuses otherwise");
+
+export const ClientRequests = z
+  .strictObject({
+    sampling: z.boolean().optional().describe("May the server ask the client's model (sampling/createMessage)? Default false"),
+    elicitation: z.boolean().optional().describe("May the server ask the person (elicitation/create)? Default true"),
+    roots: z.boolean().optional().describe("May the server ask for the client's roots (translated to mount targets)? Default true"),
+  })
+  .describe("Which server-to-client requests the server may make (SPEC 9)")
+  .meta({ id: "ClientRequests" });
 
 /** The longest a Node timer can wait; a longer one fires at once (every call would time out immediately). */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -92,6 +105,7 @@ export const policyShape = {
     .array(z.string().min(1))
     .optional()
     .describe("Extra tool argument names that hold paths and must stay inside the mount targets"),
+  clientRequests: ClientRequests.optional(),
   dangerous: Dangerous.optional(),
 };
 

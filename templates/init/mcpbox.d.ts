@@ -93,6 +93,7 @@ declare module "mcpbox" {
      * Extra tool argument names that hold paths and must stay inside the mount targets
      */
     pathArguments?: string[];
+    clientRequests?: ClientRequests;
     /**
      * Explicit opt-ins for what validation refuses otherwise
      */
@@ -101,6 +102,10 @@ declare module "mcpbox" {
       allowHostNetwork?: boolean;
       allowDockerSocket?: boolean;
       allowSensitiveMounts?: boolean;
+      /**
+       * Allow a writable mount of a folder holding the config, a module it imports, $MCPBOX_HOME or a client's config
+       */
+      allowWritableConfig?: boolean;
     };
   }
   /**
@@ -137,6 +142,23 @@ declare module "mcpbox" {
      * Size of the noexec tmpfs on /tmp (default "64m")
      */
     tmpfs?: string;
+  }
+  /**
+   * Which server-to-client requests the server may make (SPEC 9)
+   */
+  export interface ClientRequests {
+    /**
+     * May the server ask the client's model (sampling/createMessage)? Default false
+     */
+    sampling?: boolean;
+    /**
+     * May the server ask the person (elicitation/create)? Default true
+     */
+    elicitation?: boolean;
+    /**
+     * May the server ask for the client's roots (translated to mount targets)? Default true
+     */
+    roots?: boolean;
   }
   export interface Server {
     /**
@@ -263,6 +285,7 @@ declare module "mcpbox" {
      * Extra tool argument names that hold paths and must stay inside the mount targets
      */
     pathArguments?: string[];
+    clientRequests?: ClientRequests;
     /**
      * Explicit opt-ins for what validation refuses otherwise
      */
@@ -271,6 +294,10 @@ declare module "mcpbox" {
       allowHostNetwork?: boolean;
       allowDockerSocket?: boolean;
       allowSensitiveMounts?: boolean;
+      /**
+       * Allow a writable mount of a folder holding the config, a module it imports, $MCPBOX_HOME or a client's config
+       */
+      allowWritableConfig?: boolean;
     };
   }
 
