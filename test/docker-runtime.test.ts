@@ -120,7 +120,7 @@ describe("a server container", () => {
   it("measures the echo round trip through the container's stdio, next to the docker CLI's", async () => {
     // baseline: the same server and policy behind `docker run -i` (direct mode), the SDK's own stdio transport
     const argv = dockerRunArgs(resolvedServer("baseline", { image: EVERYTHING }), { image: EVERYTHING });
-    const at = argv.indexOf(EVERYTHING);
+    const at = argv.indexOf("--"); // flags before it, the image and its command after
     const cli = new StdioClientTransport({ command: "docker", args: [...argv.slice(0, at), "--label", `mcpbox.session=${session("baseline")}`, ...argv.slice(at)] });
     const baseline = new Client({ name: "baseline", version: "1.0.0" });
     await baseline.connect(cli);
@@ -299,7 +299,7 @@ describe("dockerRunArgs", () => {
     const api = await docker.createContainer(containerOptions(server, ctx, { API_TOKEN: "t0ken" }));
     const argv = dockerRunArgs(server, { image: EVERYTHING, configHash: "testhash" });
     expect(argv.slice(0, 3)).toEqual(["run", "-i", "--rm"]);
-    const at = argv.indexOf(EVERYTHING); // flags before the image, its command after
+    const at = argv.indexOf("--"); // flags before it, the image and its command after
     const cliArgs = ["create", ...argv.slice(1, at), "--label", `mcpbox.session=${s}`, ...argv.slice(at)];
     const cliId = execFileSync("docker", cliArgs, { encoding: "utf8", env: { ...process.env, API_TOKEN: "t0ken" } }).trim();
     const [a, b] = await Promise.all([api.inspect(), docker.getContainer(cliId).inspect()]);

@@ -113,7 +113,7 @@ describe("dockerRunArgs", () => {
       "--tmpfs", `/tmp:rw,noexec,nosuid,nodev,size=${64 * MiB}`,
       "--ulimit", "nofile=8192:8192", "--ulimit", "nproc=8192:8192",
       "--label", "mcpbox.managed=true", "--label", "mcpbox.server=files", "--label", "mcpbox.config-hash=abc123",
-      "img:1",
+      "--", "img:1",
     ]);
   });
 
@@ -138,10 +138,16 @@ describe("dockerRunArgs", () => {
     expect(args[args.indexOf("-v") + 1]).toBe("/srv/a:/a:ro");
     expect(args[args.indexOf("--memory") + 1]).toBe(String(1.5 * 1024 * MiB));
     expect(args.join(" ")).toContain("-e MODE=x -e TOKEN");
-    expect(args.slice(-5)).toEqual(["--entrypoint", "node", "i", "main.js", "--v"]);
+    expect(args.slice(-6)).toEqual(["--entrypoint", "node", "--", "i", "main.js", "--v"]);
     const opts = containerOptions(s, ctx, { TOKEN: "s3cret-value" });
     expect(opts.Env).toContain("TOKEN=s3cret-value");
     expect(args.join("\0")).not.toContain("s3cret-value");
     expect(args.join("\0")).not.toContain("HOST_TOKEN");
+  });
+
+  it("puts -- before the image, so no image reference is read as a docker option", () => {
+    const args = dockerRunArgs(resolvedServer("x", { image: "i" }), { image: "-v/etc:/x" });
+    expect(args.slice(args.indexOf("--"))).toEqual(["--", "-v/etc:/x"]);
+    expect(args.filter((a) => a === "--")).toHaveLength(1);
   });
 });

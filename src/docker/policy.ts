@@ -90,7 +90,8 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   args.push("--label", `${LABEL.managed}=true`, "--label", `${LABEL.server}=${server.name}`);
   if (ctx.configHash) args.push("--label", `${LABEL.configHash}=${ctx.configHash}`);
   if (entrypoint) args.push("--entrypoint", entrypoint[0]!);
-  args.push(ctx.image, ...(cmd ?? []));
+  // `--` ends docker's options: whatever the image reference is, docker reads it as the image, never as a flag
+  args.push("--", ctx.image, ...(cmd ?? []));
   return args;
 }
 
