@@ -60,3 +60,31 @@ describe("audit log failures", () => {
     expect(errors[0]).toMatch(/^mcpbox: audit log: .*file-not-folder/);
   });
 });
+
+describe("audit log against planted files", () => {
+  it("never appends through a day file planted as a symbolic link, and says so", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-audit-"));
+    const victim = path.join(dir, "victim");
+    fs.writeFileSync(victim, "precious\n");
+    fs.mkdirSync(path.join(dir, "audit"), { mode: 0o700 });
+    fs.symlinkSync(victim, path.join(dir, "audit", "2026-11-29.jsonl"));
+    const errors: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string) => (errors.push(String(chunk)), true)) as typeof process.stderr.write;
+    try {
+      const sink = openAudit({ audit: { enabled: true, path: path.join(dir, "audit") } });
+      sink.write(record("2026-11-29T10:00:00.000Z"));
+      await sink.close();
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(errors.join("")).toMatch(/2026-11-29\.jsonl is a symbolic link; mcpbox does not write through links/);
+  });
+
+  it("refuses, before any call, an audit.path folder that others can write", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-audit-"));
+    fs.chmodSync(dir, 0o777);
+    expect(() => openAudit({ audit: { enabled: true, path: dir } })).toThrow(/^audit\.path .* is writable by group and others \(mode 0777\)/);
+  });
+});

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { CallOutcome } from "./events.ts";
 import type { ResolvedConfig } from "../config/resolve.ts";
-import { mcpboxHome } from "../home.ts";
+import { homeFolder, mcpboxHome, privateFolder, UntrustedFolder } from "../home.ts";
 
 export interface AuditRecord {
   time: string;
@@ -30,10 +30,38 @@ export function auditFolder(config: Pick<ResolvedConfig, "audit">, env: NodeJS.P
   return config.audit.path ?? path.join(mcpboxHome(env), "audit");
 }
 
-/** The sink for this config, or a no-op one when `audit.enabled` is false. */
+/**
+ * The sink for this config, or a no-op one when `audit.enabled` is false. A folder someone else could write into is
+ * refused here, before the gateway starts; one that merely cannot be written is reported at the first line.
+ */
 export function openAudit(config: Pick<ResolvedConfig, "audit">, env: NodeJS.ProcessEnv = process.env): AuditSink {
   if (!config.audit.enabled) return { write() {}, close: async () => {} };
-  return new AuditFile(auditFolder(config, env));
+  const folder = () => (config.audit.path === undefined ? homeFolder("audit", env) : privateFolder(config.audit.path, "audit.path"));
+  try {
+    folder();
+  } catch (e) {
+    if (e instanceof UntrustedFolder) throw e;
+  }
+  return new AuditFile(folder);
+}
+
+/** Appending, never through a symbolic link planted as the day file, and only to a regular file of this user. */
+function openDayFile(file: string): number {
+  const { O_WRONLY, O_APPEND, O_CREAT, O_NOFOLLOW } = fs.constants;
+  let fd: number;
+  try {
+    fd = fs.openSync(file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW, 0o600);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ELOOP") throw new Error(`${file} is a symbolic link; mcpbox does not write through links (remove it)`);
+    throw e;
+  }
+  const st = fs.fstatSync(fd);
+  const uid = process.getuid?.();
+  if (!st.isFile() || (uid !== undefined && st.uid !== uid)) {
+    fs.closeSync(fd);
+    throw new Error(`${file} is not a regular file of yours (remove it)`);
+  }
+  return fd;
 }
 
 /**
@@ -42,14 +70,14 @@ export function openAudit(config: Pick<ResolvedConfig, "audit">, env: NodeJS.Pro
  * be written is reported on stderr once per day-file; calls go on.
  */
 class AuditFile implements AuditSink {
-  readonly #folder: string;
+  readonly #folder: () => string;
   #day = "";
   #fd: number | undefined;
   #failed = false;
   #lines: string[] = [];
   #flush: NodeJS.Immediate | undefined;
 
-  constructor(folder: string) {
+  constructor(folder: () => string) {
     this.#folder = folder;
   }
 
@@ -79,8 +107,7 @@ class AuditFile implements AuditSink {
     this.#day = day;
     this.#failed = false;
     try {
-      fs.mkdirSync(this.#folder, { recursive: true, mode: 0o700 });
-      this.#fd = fs.openSync(path.join(this.#folder, `${day}.jsonl`), "a", 0o600);
+      this.#fd = openDayFile(path.join(this.#folder(), `${day}.jsonl`));
     } catch (e) {
       this.#fail(e);
     }

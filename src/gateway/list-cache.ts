@@ -3,6 +3,7 @@
  * (SPEC 2.2 `startup: "lazy"`). Keyed by the server's whole resolved config; a stale entry only means a
  * list_changed once the server really starts.
  */
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { ResolvedServer } from "../config/resolve.ts";
@@ -15,8 +16,13 @@ export interface ListCache {
   write(server: ResolvedServer, lists: ServerLists): void;
 }
 
-export function listCache(folder: string): ListCache {
-  const file = (s: ResolvedServer) => path.join(folder, `${s.name.replace(/[^a-zA-Z0-9_-]/g, "_")}-${shortHash(stableJson(s), 12)}.json`);
+/**
+ * `folder` is a path or a function that makes and checks it (homeFolder): a folder that is not the user's own is
+ * never read (its lists could name tools the server does not have) nor written.
+ */
+export function listCache(folder: string | (() => string)): ListCache {
+  const dir = typeof folder === "string" ? () => folder : folder;
+  const file = (s: ResolvedServer) => path.join(dir(), `${s.name.replace(/[^a-zA-Z0-9_-]/g, "_")}-${shortHash(stableJson(s), 12)}.json`);
   return {
     read(server) {
       try {
@@ -28,10 +34,11 @@ export function listCache(folder: string): ListCache {
     },
     write(server, lists) {
       try {
-        fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+        if (typeof folder === "string") fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
         const target = file(server);
-        fs.writeFileSync(`${target}.tmp`, JSON.stringify(lists), { mode: 0o600 });
-        fs.renameSync(`${target}.tmp`, target);
+        const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
+        fs.writeFileSync(tmp, JSON.stringify(lists), { mode: 0o600, flag: "wx" });
+        fs.renameSync(tmp, target);
       } catch {
         // a cache that cannot be written only costs a start
       }

@@ -3,8 +3,7 @@ import { randomBytes } from "node:crypto";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { McpboxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
-import path from "node:path";
-import { mcpboxHome } from "../home.ts";
+import { homeFolder } from "../home.ts";
 import { openAudit } from "./audit.ts";
 import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
@@ -43,10 +42,10 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
   const audit = openAudit(config);
   const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit });
   const events = new GatewayEvents();
-  const listCache = listCacheFor(mcpboxHome());
+  const listCache = listCacheFor();
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };
   return { gateway, events, info };
 }
 
-const listCacheFor = (home: string) => listCache(path.join(home, "cache", "lists"));
+const listCacheFor = () => listCache(() => homeFolder("cache/lists"));

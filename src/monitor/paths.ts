@@ -5,18 +5,18 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { GatewayInfo } from "../gateway/events.ts";
-import { mcpboxHome } from "../home.ts";
+import { homeFolder, mcpboxHome } from "../home.ts";
 
 export const runDir = (home = mcpboxHome()) => path.join(home, "run");
 export const socketPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.sock`);
 export const infoPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.json`);
 
-/** Creates the run folder readable only by its user, and tightens it if it exists with wider rights. */
+/**
+ * The run folder, made 0700 and refused when it (or the home) is not the user's own: a socket planted there would
+ * be trusted by monitors, and a link there could make a gateway bind or remove somewhere else.
+ */
 export function ensureRunDir(home = mcpboxHome()): string {
-  const dir = runDir(home);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if ((fs.statSync(dir).mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
-  return dir;
+  return homeFolder("run", { MCPBOX_HOME: home });
 }
 
 export function isAlive(pid: number): boolean {
@@ -35,7 +35,7 @@ export interface PublishedGateway {
 
 /** The gateways published in the run folder whose process is alive; removes the entries of dead ones. */
 export function listGateways(home = mcpboxHome()): PublishedGateway[] {
-  const dir = runDir(home);
+  const dir = ensureRunDir(home);
   let names: string[];
   try {
     names = fs.readdirSync(dir);

@@ -4,6 +4,7 @@
  * Container stats are polled every second only while at least one monitor is connected. Nothing here keeps the
  * gateway's process alive (the server, sockets and timer are unref'ed).
  */
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
 import type { GatewayEvent, GatewayEvents, GatewayInfo } from "../gateway/events.ts";
@@ -49,7 +50,7 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
       hint: "set MCPBOX_HOME to a shorter folder",
     });
   }
-  fs.rmSync(socket, { force: true });
+  removeSocket(socket);
 
   const recorder = new Recorder();
   const clients = new Set<net.Socket>();
@@ -116,16 +117,34 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
       poller.stop();
       for (const client of clients) client.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      fs.rmSync(socket, { force: true });
+      try {
+        removeSocket(socket);
+      } catch {
+        // replaced by something else since: not ours to remove
+      }
       fs.rmSync(infoPath(info.session, home), { force: true });
     },
   };
 }
 
-/** Atomic write, readable only by the user. */
+/** Removes a socket left at this path (looked at, not followed); anything else there is not ours to remove. */
+function removeSocket(socket: string): void {
+  let st: fs.Stats;
+  try {
+    st = fs.lstatSync(socket);
+  } catch {
+    return;
+  }
+  if (!st.isSocket()) {
+    throw new McpboxError("environment", `${socket} exists and is not a socket`, { hint: "remove it; mcpbox keeps only its own sockets in $MCPBOX_HOME/run" });
+  }
+  fs.unlinkSync(socket);
+}
+
+/** Atomic write, readable only by the user; the temp file is new (never a link someone left). */
 function writeInfo(file: string, info: GatewayInfo): void {
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(info, null, 2) + "\n", { mode: 0o600 });
+  const tmp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  fs.writeFileSync(tmp, JSON.stringify(info, null, 2) + "\n", { mode: 0o600, flag: "wx" });
   fs.renameSync(tmp, file);
 }
 

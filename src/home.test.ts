@@ -1,0 +1,82 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { folderProblem, homeFolder, privateFolder, UntrustedFolder } from "./home.ts";
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-home-"));
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const mode = (p: string) => fs.statSync(p).mode & 0o777;
+
+describe("homeFolder", () => {
+  it("makes the home and its folders 0700", () => {
+    const home = path.join(tmp, "a", "home");
+    expect(homeFolder("cache/lists", { MCPBOX_HOME: home })).toBe(path.join(home, "cache", "lists"));
+    for (const p of [home, path.join(home, "cache"), path.join(home, "cache", "lists")]) expect(mode(p)).toBe(0o700);
+  });
+
+  it("refuses a home others can write, naming it, its mode and the fix", () => {
+    const home = path.join(tmp, "home");
+    fs.mkdirSync(home);
+    fs.chmodSync(home, 0o777);
+    const e = catching(() => homeFolder("audit", { MCPBOX_HOME: home }));
+    expect(e).toBeInstanceOf(UntrustedFolder);
+    expect(e.exitCode).toBe(3);
+    expect(e.message).toBe(`$MCPBOX_HOME ${home} is writable by group and others (mode 0777): they could plant files mcpbox trusts`);
+    expect(e.hint).toContain(`chmod 700 ${home}`);
+    expect(fs.existsSync(path.join(home, "audit"))).toBe(false);
+  });
+
+  it("refuses a folder inside the home that its group can write", () => {
+    const home = path.join(tmp, "home");
+    fs.mkdirSync(path.join(home, "run"), { recursive: true, mode: 0o700 });
+    fs.chmodSync(path.join(home, "run"), 0o770);
+    expect(() => homeFolder("run", { MCPBOX_HOME: home })).toThrow(/run is writable by its group \(mode 0770\)/);
+  });
+
+  it("tightens a folder of the user's that others could only read", () => {
+    const home = path.join(tmp, "home");
+    fs.mkdirSync(home, { mode: 0o755 });
+    fs.chmodSync(home, 0o755);
+    homeFolder("", { MCPBOX_HOME: home });
+    expect(mode(home)).toBe(0o700);
+  });
+
+  it("accepts a home that is the user's own symbolic link to a private folder of theirs", () => {
+    const real = path.join(tmp, "real");
+    fs.mkdirSync(real, { mode: 0o700 });
+    fs.symlinkSync(real, path.join(tmp, "link"));
+    expect(homeFolder("run", { MCPBOX_HOME: path.join(tmp, "link") })).toBe(path.join(tmp, "link", "run"));
+    expect(fs.existsSync(path.join(real, "run"))).toBe(true);
+  });
+});
+
+describe("folderProblem", () => {
+  it("names another user's folder (or link) as untrusted", () => {
+    const dir = path.join(tmp, "d");
+    fs.mkdirSync(dir, { mode: 0o700 });
+    const other = (process.getuid?.() ?? 0) + 4242;
+    expect(folderProblem(dir, other)).toMatchObject({ untrusted: true, why: expect.stringMatching(/^is owned by uid \d+, not by you \(uid \d+\)$/) });
+    fs.symlinkSync(dir, path.join(tmp, "l"));
+    expect(folderProblem(path.join(tmp, "l"), other)).toMatchObject({ untrusted: true, why: expect.stringMatching(/^is (a symbolic link )?owned by uid/) });
+  });
+
+  it("tells a file or a dangling link apart from an untrusted folder", () => {
+    fs.writeFileSync(path.join(tmp, "f"), "");
+    expect(folderProblem(path.join(tmp, "f"))).toMatchObject({ untrusted: false, why: "is not a folder" });
+    expect(() => privateFolder(path.join(tmp, "f"), "audit.path")).toThrow(`audit.path ${path.join(tmp, "f")} cannot be used: is not a folder`);
+  });
+});
+
+function catching(f: () => unknown): UntrustedFolder {
+  try {
+    f();
+  } catch (e) {
+    return e as UntrustedFolder;
+  }
+  throw new Error("expected a throw");
+}
