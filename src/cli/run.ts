@@ -4,6 +4,7 @@
  */
 import { CommanderError, type Command } from "commander";
 import { EXIT, isMcpboxError, type McpboxError } from "../errors.ts";
+import { terminalText } from "../text/terminal.ts";
 import { ISSUES_URL, VERSION } from "../version.ts";
 import { paint } from "./output.ts";
 
@@ -31,17 +32,18 @@ export function report(e: unknown): number {
   }
   const err = e instanceof Error ? e : new Error(String(e));
   process.stderr.write(
-    `${paint.red("internal error:")} ${err.message}\n` +
+    `${paint.red("internal error:")} ${terminalText(err.message)}\n` +
       `This is a bug in mcpbox ${VERSION}. Please report it at ${ISSUES_URL} with the command you ran` +
       (process.env.MCPBOX_DEBUG ? `.\n${err.stack ?? ""}\n` : ` (set MCPBOX_DEBUG=1 for details).\n`),
   );
   return EXIT.internal;
 }
 
+// messages carry what servers and builds said (a build log's tail, a server's error): no escapes reach the terminal
 export function formatError(e: McpboxError): string {
-  const lines = [`${paint.red("error:")} ${e.message}`];
-  for (const d of e.details) lines.push(`  ${d}`);
-  if (e.hint) lines.push(`${paint.yellow("hint:")} ${e.hint}`);
+  const lines = [`${paint.red("error:")} ${terminalText(e.message)}`];
+  for (const d of e.details) lines.push(`  ${terminalText(d)}`);
+  if (e.hint) lines.push(`${paint.yellow("hint:")} ${terminalText(e.hint)}`);
   if (process.env.MCPBOX_DEBUG && e.cause instanceof Error && e.cause.stack) lines.push(e.cause.stack);
   return lines.join("\n") + "\n";
 }

@@ -1,4 +1,5 @@
 /** How doctor's results are shown and what they exit with. Pure: colour is passed in. */
+import { terminalLine } from "../text/terminal.ts";
 import type { CheckResult, CheckStatus } from "./checks.ts";
 
 /** 3 when the engine is unusable, 1 when another check failed, 0 otherwise (warnings pass). */
@@ -35,8 +36,9 @@ export function formatHuman(results: readonly CheckResult[], paint: Painter = pl
   const mark = { ok: paint.green("✓"), warn: paint.yellow("!"), fail: paint.red("✗") };
   const lines: string[] = [];
   for (const r of results) {
-    lines.push(`${mark[r.status]} ${r.name.padEnd(width)}  ${r.message}`);
-    if (r.fix && r.status !== "ok") lines.push(`  ${" ".repeat(width)}  ${paint.dim("fix:")} ${r.fix}`);
+    // messages quote the engine, the config and files found on the way: printed without escapes
+    lines.push(`${mark[r.status]} ${r.name.padEnd(width)}  ${terminalLine(r.message)}`);
+    if (r.fix && r.status !== "ok") lines.push(`  ${" ".repeat(width)}  ${paint.dim("fix:")} ${terminalLine(r.fix)}`);
   }
   return lines.join("\n") + "\n";
 }
@@ -47,7 +49,7 @@ export function summaryOf(results: readonly CheckResult[]): string {
   const warns = results.filter((r) => r.status === "warn").length;
   const code = exitCodeOf(results);
   const counts = `${fails} failed, ${warns} warning${warns === 1 ? "" : "s"}`;
-  if (code === 3) return `the Docker engine is unusable: ${results.find((r) => r.engine && r.status === "fail")!.message}`;
+  if (code === 3) return `the Docker engine is unusable: ${terminalLine(results.find((r) => r.engine && r.status === "fail")!.message)}`;
   if (code === 1) return `${counts}: fix the failed checks above`;
   return warns > 0 ? `ready, with ${warns} warning${warns === 1 ? "" : "s"}` : "everything mcpbox needs is in place";
 }

@@ -78,7 +78,7 @@ export function serverSummary(row: ServerRow): string {
 }
 
 function Title({ text, width }: { text: string; width: number }) {
-  const label = `── ${text} `;
+  const label = `── ${printable(text)} `;
   return (
     <Text bold wrap="truncate-end">
       {label + "─".repeat(Math.max(0, width - 1 - label.length))}

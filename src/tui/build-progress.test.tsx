@@ -31,4 +31,15 @@ describe("BuildProgress", () => {
     expect(lines[2]).toMatch(/^bad\s+failed\s+3s building bad failed at step 5\/17/);
     unmount();
   });
+  it("shows a failure that quotes a hostile build log without its escape sequences", () => {
+    const store = new BuildStore(["bad"]);
+    store.apply({ type: "checking", server: "bad" }, 1_000);
+    const error = new McpboxError("failed", "building bad failed at step 2/2: \x1b]0;pwned\x07\x1b[2Jevil\u009b5m\rX");
+    store.apply({ type: "failed", server: "bad", error }, 2_000);
+    expect(store.rows[0]!.note).toBe("building bad failed at step 2/2: evil\\rX");
+    const { lastFrame, unmount } = render(<BuildProgress store={store} now={() => 2_000} />);
+    expect(lastFrame()).toContain("evil");
+    expect(lastFrame()).not.toMatch(/\x1b\]|\x07|\u009b/);
+    unmount();
+  });
 });

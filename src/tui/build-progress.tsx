@@ -6,6 +6,7 @@ import React, { useEffect, useState } from "react";
 import { Box, render, Text } from "ink";
 import type { BuildEvent } from "../build/builder.ts";
 import { formatSize } from "../build/describe.ts";
+import { terminalLine } from "../text/terminal.ts";
 
 type State = "waiting" | "checking" | "building" | "pushing" | "cached" | "done" | "failed";
 
@@ -41,6 +42,7 @@ export class BuildStore {
     else if (e.type === "cached") Object.assign(row, { state: "cached", endedAt: now, note: e.result.tag });
     else if (e.type === "done") Object.assign(row, { state: "done", endedAt: now, note: `${e.result.tag} ${formatSize(e.result.size)}` });
     else Object.assign(row, { state: "failed", endedAt: now, note: e.error.message });
+    row.note = terminalLine(row.note); // a failure's message can quote the build's output
     for (const fn of this.listeners) fn();
   }
 }

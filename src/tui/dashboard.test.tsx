@@ -112,4 +112,21 @@ describe("Dashboard", () => {
     await tick();
     expect(r.lastFrame()).toMatch(/0 gateways · 0 servers/);
   });
+
+  it("shows what a server sent without its escape sequences", async () => {
+    const nasty = "\x1b]0;pwned\x07\x1b[2J\x1b[?1049l\u009b31m\x1bP1$r\x1b\\";
+    const store = new MonitorStore();
+    store.apply("a1b2c3", hello("a1b2c3"));
+    store.apply("a1b2c3", { ...server("evil"), containerId: `c1${nasty}` } as GatewayMessage);
+    store.apply("a1b2c3", { v: 1, type: "call", at: NOW, server: "evil", method: "tools/call", tool: `evil__x${nasty}`, durationMs: 1, outcome: "ok", bytes: 1 });
+    store.apply("a1b2c3", { v: 1, type: "guard", at: NOW, server: "evil", tool: "evil__y", decision: "denied", reason: `why${nasty}\rFAKE` });
+    store.apply("a1b2c3", { v: 1, type: "stderr", at: NOW, server: "evil", line: `${nasty}stderr-marker\rFAKE` });
+    const r = renderAt80x24(store);
+    await tick();
+    const frame = r.lastFrame() ?? "";
+    expect(frame).toContain("stderr-marker");
+    expect(frame).toContain("evil__x");
+    // eslint-disable-next-line no-control-regex
+    expect(frame).not.toMatch(/\x1b[\]P_^X]|\x1b\[(2J|\?1049)|[\x07\x0d\u0080-\u009f]/);
+  });
 });

@@ -9,7 +9,7 @@ import { selectedRow, visibleRows } from "../monitor/store.ts";
 import { CallsPane, StderrPane } from "./activity-panes.tsx";
 import { dispatch, SHORTCUTS, type KeyContext } from "./keys.ts";
 import { ServerTable, tableLines } from "./server-table.tsx";
-import { clock } from "./format.ts";
+import { clock, printable } from "./format.ts";
 import { theme as makeTheme } from "./theme.ts";
 
 export interface DashboardProps {
@@ -96,10 +96,10 @@ function useTerminalSize(): { width: number; height: number } {
 
 function Footer({ state, ctx }: { state: ReturnType<MonitorStore["getState"]>; ctx: KeyContext }) {
   if (state.editingFilter) {
-    return <Text wrap="truncate-end">{`filter: ${state.filter}█   enter keep · esc clear`}</Text>;
+    return <Text wrap="truncate-end">{`filter: ${printable(state.filter)}█   enter keep · esc clear`}</Text>;
   }
   const keys = SHORTCUTS.filter((s) => s.condition?.(ctx) ?? true).map((s) => `${s.key} ${s.label}`);
-  const extra = [state.filter ? `filter "${state.filter}"` : "", state.notice ?? ""].filter(Boolean).join(" · ");
+  const extra = printable([state.filter ? `filter "${state.filter}"` : "", state.notice ?? ""].filter(Boolean).join(" · "));
   return (
     <Text wrap="truncate-end">
       <Text dimColor>{keys.join("  ")}</Text>

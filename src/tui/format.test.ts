@@ -19,5 +19,7 @@ describe("format", () => {
   });
   it("drops what would move the cursor", () => {
     expect(printable("\x1b[2Jred\x1b[31m\ttext\r")).toBe("red  text");
+    expect(printable("\x1b]0;pwned\x07a\u009b2Jb\rc\nd")).toBe("ab\\rc\\nd");
+    expect(fit("\x1b]0;t\x07\x1b[31mtool\u009b1m", 6)).toBe("tool  ");
   });
 });

@@ -1,8 +1,13 @@
 /** Fixed-width text for the dashboard's columns: pure functions, so frames are easy to test. */
+import { terminalLine } from "../text/terminal.ts";
 
-/** Cuts to `width` (with an ellipsis) or pads with spaces; numbers go right-aligned with `align: "right"`. */
+/**
+ * Cuts to `width` (with an ellipsis) or pads with spaces; numbers go right-aligned with `align: "right"`. What it
+ * fits is made printable first: names, tools and errors come from servers.
+ */
 export function fit(text: string, width: number, align: "left" | "right" = "left"): string {
   if (width <= 0) return "";
+  text = printable(text);
   const chars = [...text];
   if (chars.length > width) return chars.slice(0, width - 1).join("") + "…";
   return align === "left" ? text.padEnd(width) : text.padStart(width);
@@ -64,8 +69,7 @@ export function clock(at: number): string {
   return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, "0")).join(":");
 }
 
-/** Drops control characters a server might print (cursor moves would break the screen). */
+/** One line with no escape sequence or control character a server might print (they would move the cursor). */
 export function printable(line: string): string {
-  // eslint-disable-next-line no-control-regex
-  return line.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "").replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "").replace(/\t/g, "  ");
+  return terminalLine(line).replace(/\t/g, "  ");
 }

@@ -12,6 +12,7 @@ import { pick } from "../../build/select.ts";
 import { planBuild } from "../../build/plan.ts";
 import { describeEvent } from "../../build/describe.ts";
 import type { BuildEvent } from "../../build/builder.ts";
+import { terminalLine } from "../../text/terminal.ts";
 import { err, out, printJson } from "../output.ts";
 
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
@@ -86,7 +87,8 @@ async function progressView(ctx: Context, servers: ResolvedServer[]): Promise<Vi
   return {
     onEvent: (e) => {
       const line = describeEvent(e);
-      if (line !== undefined) out(`[${new Date().toISOString().slice(11, 19)}] ${line}`);
+      // a step's text and a failure's message can echo what a hostile Dockerfile's RUN printed
+      if (line !== undefined) out(`[${new Date().toISOString().slice(11, 19)}] ${terminalLine(line)}`);
     },
     close: () => {},
   };

@@ -7,6 +7,7 @@ import { engineError } from "../../docker/engine.ts";
 import { listSessionContainers, type SessionContainer } from "../../docker/stats.ts";
 import { isAlive } from "../../monitor/paths.ts";
 import { findGateways } from "../../monitor/watch.ts";
+import { terminalLine } from "../../text/terminal.ts";
 import { fit, uptime } from "../../tui/format.ts";
 import { out, paint, printJson } from "../output.ts";
 
@@ -44,7 +45,8 @@ export async function run(ctx: Context): Promise<number> {
   if (gateways.length === 0) out("No mcpbox gateway is running.");
   const now = Date.now();
   for (const g of gateways) {
-    out(`${paint.bold(`gateway ${g.info.session}`)}  pid ${g.info.pid}  up ${uptime(g.info.startedAt, now)}  ${g.info.configFile}`);
+    // published entries and container labels are anyone's words who can write them: printed without escapes
+    out(`${paint.bold(`gateway ${g.info.session}`)}  pid ${terminalLine(String(g.info.pid))}  up ${uptime(g.info.startedAt, now)}  ${terminalLine(String(g.info.configFile))}`);
     printContainers(bySession(g.info.session));
   }
   if (others.length > 0) {
@@ -66,6 +68,6 @@ function printContainers(list: SessionContainer[]): void {
   if (list.length === 0) return void out("  (no containers)");
   out(`  ${fit("CONTAINER", 12)}  ${fit("SESSION", 8)}  ${fit("SERVER", 16)}  ${fit("STATE", 10)}  IMAGE`);
   for (const c of list.sort((a, b) => a.session.localeCompare(b.session) || a.server.localeCompare(b.server))) {
-    out(`  ${fit(c.id, 12)}  ${fit(c.session, 8)}  ${fit(c.server, 16)}  ${fit(c.state, 10)}  ${c.image}`);
+    out(`  ${fit(c.id, 12)}  ${fit(c.session, 8)}  ${fit(c.server, 16)}  ${fit(c.state, 10)}  ${terminalLine(c.image)}`);
   }
 }

@@ -9,8 +9,10 @@ import { BoundedStdioTransport } from "../../gateway/stdio.ts";
 import { createGateway } from "../../gateway/start.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
 import { messageOf } from "../../errors.ts";
+import { terminalLine } from "../../text/terminal.ts";
 
-const log = (line: string) => void process.stderr.write(`mcpbox: ${line}\n`);
+// the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes
+const log = (line: string) => void process.stderr.write(`mcpbox: ${terminalLine(line)}\n`);
 
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
   // a stray rejection in one server's traffic must not take every other server down with the gateway

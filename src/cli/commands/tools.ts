@@ -11,6 +11,7 @@ import { formatProblem } from "../../config/problems.ts";
 import { McpboxError, messageOf } from "../../errors.ts";
 import { createGateway } from "../../gateway/start.ts";
 import type { Gateway } from "../../gateway/gateway.ts";
+import { terminalLine, terminalText } from "../../text/terminal.ts";
 import { VERSION } from "../../version.ts";
 import { err, out, paint, printJson } from "../output.ts";
 
@@ -26,7 +27,7 @@ export async function run(ctx: Context, positional: string[] = []): Promise<numb
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) err(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // only what the user must know: failures, warnings, builds; not the servers' routine states or their stderr
-  const quiet = (line: string) => (/^\S+: (starting|running|stopped|stopping)\b|^\[/.test(line) ? undefined : err(paint.dim(`mcpbox: ${line}`)));
+  const quiet = (line: string) => (/^\S+: (starting|running|stopped|stopping)\b|^\[/.test(line) ? undefined : err(paint.dim(`mcpbox: ${terminalLine(line)}`)));
   const { gateway } = await createGateway(config, names, quiet);
   const client = new Client({ name: "mcpbox-tools", version: VERSION });
   try {
@@ -60,10 +61,11 @@ async function callOne(client: Client, tool: string, args: Record<string, unknow
   try {
     result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
   } catch (e) {
-    throw new McpboxError("failed", `calling ${tool} failed: ${messageOf(e)}`, { hint: "run `mcpbox tools` to see the tool names" });
+    throw new McpboxError("failed", `calling ${tool} failed: ${terminalLine(messageOf(e))}`, { hint: "run `mcpbox tools` to see the tool names" });
   }
   if (json) printJson(result);
-  else for (const c of result.content ?? []) out(c.type === "text" ? c.text : JSON.stringify(c));
+  // the server's answer is shown as text; --json gives it exactly (escaped)
+  else for (const c of result.content ?? []) out(c.type === "text" ? terminalText(c.text) : terminalLine(JSON.stringify(c)));
   return result.isError ? 1 : 0;
 }
 
@@ -77,13 +79,15 @@ function printTools(gateway: Gateway, tools: Tool[], json: boolean): void {
     return;
   }
   const down = [...gateway.upstreams.values()].filter((u) => u.state !== "running");
-  for (const u of down) err(paint.yellow(`${u.name}: ${u.state}${u.lastError ? `: ${u.lastError}` : ""}`));
+  for (const u of down) err(paint.yellow(terminalLine(`${u.name}: ${u.state}${u.lastError ? `: ${u.lastError}` : ""}`)));
   if (rows.length === 0) return void out("no tools");
-  const w1 = Math.max(6, ...rows.map((r) => r.server.length));
-  const w2 = Math.max(4, ...rows.map((r) => r.name.length));
+  // names and descriptions are the servers' words: one line each, no escapes
+  const cells = rows.map((r) => ({ server: terminalLine(r.server), name: terminalLine(r.name), description: terminalLine(r.description) }));
+  const w1 = Math.max(6, ...cells.map((r) => r.server.length));
+  const w2 = Math.max(4, ...cells.map((r) => r.name.length));
   const width = process.stdout.columns ?? 120;
   out(paint.bold(`${"SERVER".padEnd(w1)}  ${"TOOL".padEnd(w2)}  DESCRIPTION`));
-  for (const r of rows) {
+  for (const r of cells) {
     const line = `${r.server.padEnd(w1)}  ${r.name.padEnd(w2)}  ${r.description}`;
     out(process.stdout.isTTY && line.length > width ? `${line.slice(0, width - 1)}…` : line);
   }
