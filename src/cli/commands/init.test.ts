@@ -60,6 +60,41 @@ describe("mcpbox init", () => {
     expect(wrongType.stdout).toContain("Type 'string' is not assignable to type 'number'");
   }, 120_000);
 
+  it("never writes through a link planted at any file it writes, with or without --force", async () => {
+    const victim = path.join(dir, "victim");
+    const plant = () => {
+      for (const f of ["sandbox.config.ts", "tsconfig.json", TYPES_PATH]) {
+        fs.rmSync(path.join(dir, f), { force: true });
+        fs.mkdirSync(path.dirname(path.join(dir, f)), { recursive: true });
+        fs.symlinkSync(victim, path.join(dir, f));
+      }
+    };
+    fs.writeFileSync(victim, "precious\n");
+    plant();
+    await expect(init()).rejects.toThrow(/sandbox\.config\.ts already exists/);
+    expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(await init({ force: true })).toBe(0);
+    expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
+    // the links were replaced by files (the config and the types), or left alone (an existing tsconfig.json)
+    expect(fs.lstatSync(path.join(dir, "sandbox.config.ts")).isFile()).toBe(true);
+    expect(fs.lstatSync(path.join(dir, TYPES_PATH)).isFile()).toBe(true);
+    expect(fs.lstatSync(path.join(dir, "tsconfig.json")).isSymbolicLink()).toBe(true);
+
+    fs.rmSync(victim); // a dangling link: following it would create the victim
+    plant();
+    await expect(init()).rejects.toThrow(/already exists/);
+    expect(await init({ force: true })).toBe(0);
+    expect(fs.existsSync(victim)).toBe(false);
+  });
+
+  it("refuses to write into a folder that is a link", async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-init-elsewhere-"));
+    fs.symlinkSync(elsewhere, path.join(dir, ".mcpbox"));
+    await expect(init()).rejects.toThrow(/\.mcpbox is a symbolic link; mcpbox does not write through it/);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    fs.rmSync(elsewhere, { recursive: true });
+  });
+
   it("ships editor types that match the schema (run `npm run build` to regenerate)", async () => {
     expect(fs.readFileSync("templates/init/mcpbox.d.ts", "utf8")).toBe(await renderEditorTypes());
   });

@@ -133,7 +133,11 @@ function volume(spec: string, mounts: MountSet, notes: string[]): void {
   const [source, target, opts] = parts.length > 3 && /^[A-Za-z]$/.test(parts[0]!) ? [`${parts[0]}:${parts[1]}`, parts[2], parts[3]] : parts;
   if (!source || !target) return void notes.push(`-v ${spec} dropped: an anonymous volume`);
   if (!/^(\/|~|[A-Za-z]:[\\/])/.test(source)) return void notes.push(`-v ${spec} dropped: named volumes are not supported, mount a folder`);
-  mounts.add(source, target, (opts ?? "").split(",").includes("ro") ? undefined : false);
+  // read-only unless the command asked for writes in so many words (docker's own default is read-write)
+  const writable = (opts ?? "").split(",").includes("rw");
+  if (mounts.add(source, target, writable ? false : undefined) && !writable && !(opts ?? "").split(",").includes("ro")) {
+    notes.push(`-v ${spec} mounted read-only (docker's default is read-write): add :rw, or readOnly: false in the config, if the server writes there`);
+  }
 }
 
 function mountFlag(spec: string, mounts: MountSet, notes: string[]): void {
@@ -142,8 +146,11 @@ function mountFlag(spec: string, mounts: MountSet, notes: string[]): void {
   const source = kv.source ?? kv.src;
   const target = kv.target ?? kv.destination ?? kv.dst;
   if (type !== "bind" || !source || !target) return void notes.push(`--mount ${spec} dropped: only bind mounts are supported`);
-  const readOnly = "readonly" in kv || "ro" in kv ? ["", "1", "true"].includes(kv.readonly ?? kv.ro ?? "") : false;
-  mounts.add(source, target, readOnly ? undefined : false);
+  const flag = kv.readonly ?? kv.ro;
+  const writable = flag !== undefined && ["0", "false"].includes(flag); // read-only unless readonly=false is written out
+  if (mounts.add(source, target, writable ? false : undefined) && flag === undefined) {
+    notes.push(`--mount ${spec} mounted read-only (docker's default is read-write): add readonly=false, or readOnly: false in the config, if the server writes there`);
+  }
 }
 
 function networkOf(v: string, notes: string[]): unknown {

@@ -96,7 +96,7 @@ describe("docker run", () => {
       args: ["stdio"],
       mounts: [
         { source: "/srv/data", target: "/data" },
-        { source: "/home/me/projects", target: "/work", readOnly: false },
+        { source: "/home/me/projects", target: "/work" },
       ],
       network: { network: "mcp-net" },
       limits: { memory: "256m", cpus: 0.5, pids: 64 },
@@ -105,6 +105,16 @@ describe("docker run", () => {
     });
     expect(JSON.stringify(r)).not.toContain("sk-abcdef");
     expect(r.notes.join("\n")).toMatch(/--cap-add NET_ADMIN dropped/);
+    expect(r.notes.join("\n")).toMatch(/--mount type=bind,source=\/home\/me\/projects,target=\/work mounted read-only \(docker's default is read-write\)/);
+  });
+
+  it("mounts -v and --mount folders read-only unless the command says rw", () => {
+    const mounts = (args: string[]) => convertDockerRun([...args, "img"], env).server?.mounts;
+    expect(mounts(["-v", "/srv/data:/data"])).toEqual([{ source: "/srv/data", target: "/data" }]);
+    expect(mounts(["-v", "/srv/data:/data:z"])).toEqual([{ source: "/srv/data", target: "/data" }]);
+    expect(mounts(["-v", "/srv/data:/data:rw"])).toEqual([{ source: "/srv/data", target: "/data", readOnly: false }]);
+    expect(mounts(["--mount", "type=bind,src=/srv/data,dst=/data,readonly=false"])).toEqual([{ source: "/srv/data", target: "/data", readOnly: false }]);
+    expect(mounts(["--mount", "type=bind,src=/srv/data,dst=/data,ro"])).toEqual([{ source: "/srv/data", target: "/data" }]);
   });
 
   it("refuses the Docker socket, a root user and host networking in its own ways", () => {

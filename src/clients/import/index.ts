@@ -28,6 +28,8 @@ export interface ConvertResult {
   text: string;
   servers: number;
   skipped: number;
+  /** about the file chosen (a project file passed over, or read for want of the user's own) */
+  notes: string[];
 }
 
 export async function convertClientConfig(from: string, opts: ConvertOptions): Promise<ConvertResult> {
@@ -43,7 +45,7 @@ export async function convertClientConfig(from: string, opts: ConvertOptions): P
   const names = new Set<string>();
   const conversions: Conversion[] = found.map(({ name, entry }) => convertEntry(uniqueName(name, names), entry, env));
   const servers = conversions.filter((c) => c.kind === "converted").length;
-  return { source: located.file, text: emitConfig(located.file, conversions), servers, skipped: conversions.length - servers };
+  return { source: located.file, text: emitConfig(located.file, conversions), servers, skipped: conversions.length - servers, notes: located.notes };
 }
 
 function readDocument({ file, format }: Located): unknown {

@@ -10,6 +10,8 @@ export interface Located {
   file: string;
   client: ClientDescriptor | undefined;
   format: ConfigFormat;
+  /** what the user should know about the choice, e.g. a project file that was passed over */
+  notes: string[];
 }
 
 export interface LocateOptions {
@@ -21,15 +23,21 @@ export interface LocateOptions {
 export function locate(from: string, opts: LocateOptions): Located {
   const client = findClient(from);
   if (client) {
+    // the user's own file first: a project file in the working folder may come from a repository just cloned
     const project = client.projectFile ? path.join(opts.cwd, client.projectFile) : undefined;
     const user = client.userFile(platformDirs({ home: opts.home, platform: opts.platform }));
-    const file = [project, user].find((f): f is string => f !== undefined && fs.existsSync(f));
-    if (!file) {
-      throw new McpboxError("config", `no ${client.title} configuration found${user ? ` at ${user}` : ""}`, {
-        hint: `pass the file instead: mcpbox init --from <path>`,
-      });
+    const found = (f: string | undefined): f is string => f !== undefined && fs.existsSync(f);
+    if (found(user)) {
+      const notes = found(project) ? [`${project} (this folder's project file) was not read; pass --from ${client.projectFile} to convert it instead`] : [];
+      return { file: user, client, format: client.format, notes };
     }
-    return { file, client, format: client.format };
+    if (found(project)) {
+      const notes = [`read the project file ${project}${user ? ` (there is no ${user})` : ""}: check its servers before you serve them`];
+      return { file: project, client, format: client.format, notes };
+    }
+    throw new McpboxError("config", `no ${client.title} configuration found${user ? ` at ${user}` : ""}`, {
+      hint: `pass the file instead: mcpbox init --from <path>`,
+    });
   }
   const file = path.resolve(opts.cwd, from.startsWith("~/") && opts.home ? path.join(opts.home, from.slice(2)) : from);
   if (!fs.existsSync(file)) {
@@ -37,7 +45,7 @@ export function locate(from: string, opts: LocateOptions): Located {
       hint: `clients: ${clientNames().join(", ")}; or give the path of a client's config file`,
     });
   }
-  return { file, client: undefined, format: formatOfPath(file) };
+  return { file, client: undefined, format: formatOfPath(file), notes: [] };
 }
 
 function formatOfPath(file: string): ConfigFormat {
