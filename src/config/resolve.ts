@@ -72,7 +72,8 @@ export interface ResolvedServer {
   /** code-runner only */
   readonly languages: readonly Language[];
   readonly maxOutputBytes: number;
-  readonly pool: number;
+  /** warm containers per language, runs at once, runs waiting at most */
+  readonly pool: { readonly warm: number; readonly maxConcurrent: number; readonly maxQueued: number };
 }
 
 export interface ResolvedConfig {
@@ -100,6 +101,7 @@ export const DEFAULTS = {
   callMs: 120_000,
   runMs: 30_000,
   maxOutputBytes: 1024 * 1024,
+  pool: { warm: 0, maxConcurrent: 4, maxQueued: 16 },
   baseImages: { node: "node:24-bookworm-slim", python: "python:3.12-slim-bookworm" },
 } as const;
 
@@ -205,7 +207,11 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
     },
     languages: isRunner ? (s.languages ?? (["python", "node", "bash"] satisfies Language[])) : [],
     maxOutputBytes: s.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
-    pool: s.pool ?? 0,
+    pool: {
+      warm: typeof s.pool === "number" ? s.pool : (s.pool?.warm ?? DEFAULTS.pool.warm),
+      maxConcurrent: (typeof s.pool === "object" ? s.pool.maxConcurrent : undefined) ?? DEFAULTS.pool.maxConcurrent,
+      maxQueued: (typeof s.pool === "object" ? s.pool.maxQueued : undefined) ?? DEFAULTS.pool.maxQueued,
+    },
   });
 }
 

@@ -124,6 +124,18 @@ export const BuildSource = z.strictObject({
 
 export const LANGUAGES = ["python", "node", "bash"] as const;
 
+/** The code runner's containers: a number is the warm ones per language (the first form, kept working). */
+export const Pool = z
+  .union([
+    z.number().int().min(0).max(16),
+    z.strictObject({
+      warm: z.number().int().min(0).max(16).optional().describe("warm containers per language, started ahead (default 0)"),
+      maxConcurrent: z.number().int().min(1).max(64).optional().describe("runs at once (default 4); later ones wait in a queue"),
+      maxQueued: z.number().int().min(0).max(1024).optional().describe("runs waiting at most (default 16); more are refused"),
+    }),
+  ])
+  .describe("code-runner: warm containers per language, or { warm, maxConcurrent, maxQueued }");
+
 export const SOURCE_KEYS = ["image", "template", "build", "builtin"] as const;
 
 export const Server = z
@@ -143,7 +155,7 @@ export const Server = z
     secrets: z.record(EnvName, Secret).optional().describe("Resolved when serving; never written anywhere"),
     languages: z.array(z.enum(LANGUAGES)).min(1).optional().describe("code-runner: languages offered"),
     maxOutputBytes: z.number().int().positive().optional().describe("code-runner: cap on stdout and stderr"),
-    pool: z.number().int().min(0).max(16).optional().describe("code-runner: warm containers per language"),
+    pool: Pool.optional(),
     ...policyShape,
   })
   .superRefine((server, ctx) => {

@@ -51,7 +51,7 @@ function server(name: string, extra: Partial<ResolvedServer> = {}): ResolvedServ
     clientRequests: { sampling: true, elicitation: true, roots: true },
     languages: [],
     maxOutputBytes: 1 << 20,
-    pool: 0,
+    pool: { warm: 0, maxConcurrent: 4, maxQueued: 16 },
     ...extra,
   } as ResolvedServer;
 }

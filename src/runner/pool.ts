@@ -38,7 +38,7 @@ export class RunnerPool {
     this.#ctx = ctx;
     for (const language of server.languages) {
       this.#warm.set(language, []);
-      for (let i = 0; i < server.pool; i++) this.#refill(language);
+      for (let i = 0; i < server.pool.warm; i++) this.#refill(language);
     }
   }
 
@@ -109,7 +109,7 @@ export class RunnerPool {
   }
 
   #refill(language: Language): void {
-    if (this.#closed || this.#server.pool === 0) return;
+    if (this.#closed || this.#server.pool.warm === 0) return;
     const pending = this.#startReady(language);
     this.#starting.add(pending);
     pending.then(

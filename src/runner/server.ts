@@ -1,6 +1,7 @@
 /**
  * The built-in code runner (SPEC 7) as an in-process MCP server offering `run_code`: each run in a fresh hardened
  * container (from the pool when one is configured), removed afterwards; the exact code goes to the audit log.
+ * At most pool.maxConcurrent runs at once, pool.maxQueued waiting (slots.ts).
  * The gateway connects a Client to it over InMemoryTransport like any other upstream.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -10,6 +11,7 @@ import type { Docker } from "../docker/engine.ts";
 import { messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { RunnerPool } from "./pool.ts";
+import { RunSlots, type Release } from "./slots.ts";
 import { inputSchema, parseRequest, type RunRequest } from "./request.ts";
 import { errorResult, OUTPUT_SCHEMA, toolResult } from "./result.ts";
 import { runIn, type RunResult } from "./run.ts";
@@ -29,9 +31,11 @@ export interface CodeRunnerDeps {
 export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerDeps): Server {
   const mcp = new Server({ name: "mcpbox-code-runner", version: VERSION }, { capabilities: { tools: {} } });
   const pool = new RunnerPool(deps.docker, server, deps);
+  const slots = new RunSlots(server.pool.maxConcurrent, server.pool.maxQueued, `servers.${server.name}.pool`);
   const running = new Set<Promise<unknown>>();
   let closing: Promise<void> | undefined;
   const shutdown = () => (closing ??= (async () => {
+    slots.close();
     await pool.close();
     await Promise.allSettled([...running]);
   })());
@@ -60,7 +64,14 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
       deps.audit?.({ tool: TOOL_NAME, language: args.language, code: args.code, files: [], outcome: "error", error: req.error });
       return errorResult(`run_code: ${req.error}`);
     }
-    const run = runOnce(pool, server, req, extra.signal);
+    let release: Release;
+    try {
+      release = await slots.acquire(extra.signal);
+    } catch (e) {
+      deps.audit?.({ tool: TOOL_NAME, language: req.language, code: req.code, files: Object.keys(req.files ?? {}), outcome: "error", error: messageOf(e) });
+      return errorResult(`run_code: ${messageOf(e)}`);
+    }
+    const run = runOnce(pool, server, req, extra.signal, release);
     running.add(run);
     try {
       const outcome = await run;
@@ -80,11 +91,13 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
   return mcp;
 }
 
-async function runOnce(pool: RunnerPool, server: ResolvedServer, req: RunRequest, signal: AbortSignal): Promise<RunResult | { error: string }> {
+/** One run holding one slot, given back once its container is removed (so the cap also bounds the engine's work). */
+async function runOnce(pool: RunnerPool, server: ResolvedServer, req: RunRequest, signal: AbortSignal, release: Release): Promise<RunResult | { error: string }> {
   let prepared;
   try {
     prepared = await pool.take(req.language);
   } catch (e) {
+    release();
     return { error: messageOf(e) };
   }
   try {
@@ -92,7 +105,7 @@ async function runOnce(pool: RunnerPool, server: ResolvedServer, req: RunRequest
   } catch (e) {
     return { error: messageOf(e) };
   } finally {
-    pool.release(prepared.shot).catch(() => {}); // removal need not delay the answer; close() waits for it
+    pool.release(prepared.shot).catch(() => {}).finally(release); // removal need not delay the answer; close() waits for it
   }
 }
 

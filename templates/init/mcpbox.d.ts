@@ -228,9 +228,24 @@ declare module "mcpbox" {
      */
     maxOutputBytes?: number;
     /**
-     * code-runner: warm containers per language
+     * code-runner: warm containers per language, or { warm, maxConcurrent, maxQueued }
      */
-    pool?: number;
+    pool?:
+      | number
+      | {
+          /**
+           * warm containers per language, started ahead (default 0)
+           */
+          warm?: number;
+          /**
+           * runs at once (default 4); later ones wait in a queue
+           */
+          maxConcurrent?: number;
+          /**
+           * runs waiting at most (default 16); more are refused
+           */
+          maxQueued?: number;
+        };
     mounts?: Mount[];
     /**
      * "none" (default), "bridge", or { network: "<docker network name>" }
