@@ -52,7 +52,9 @@ if (upToDate(hash)) {
   log(`dist/mcpbox is up to date (${hash})`);
   process.exit(0);
 }
-fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files }));
+// each chunk's sha256 rides inside the binary: the launcher loads an extracted chunk only if it still has it
+const sha256 = Object.fromEntries(files.map((f) => [f, createHash("sha256").update(fs.readFileSync(path.join(appDir, f))).digest("hex")]));
+fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files, sha256 }));
 
 const blob = path.join(work, "sea-prep.blob");
 const seaConfig = path.join(work, "sea-config.json");

@@ -1,9 +1,11 @@
 /**
  * The single executable's main script (CommonJS, builtins only). The program itself is an ESM code-split bundle
  * stored as SEA assets; it is extracted once per build hash into $MCPBOX_HOME/cache/bin/<hash>/ and imported from
- * there, because a SEA main script cannot import ESM from memory.
+ * there, because a SEA main script cannot import ESM from memory. Each chunk is checked against the sha256 the build
+ * stored in the binary as it is loaded, so a changed file in the cache is never run (verifyChunks).
  */
 "use strict";
+const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -13,48 +15,148 @@ const { pathToFileURL } = require("node:url");
 const manifest = JSON.parse(sea.getAsset("mcpbox/manifest.json", "utf8"));
 const DAY = 24 * 3600 * 1000;
 
-/** Candidate cache roots: $MCPBOX_HOME (default ~/.mcpbox), then a per-user folder in the temp dir. */
-function cacheRoots() {
-  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  const roots = [{ dir: path.join(os.tmpdir(), `mcpbox-${uid}`, "cache", "bin"), shared: path.join(os.tmpdir(), `mcpbox-${uid}`) }];
-  try {
-    roots.unshift({ dir: path.join(process.env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox"), "cache", "bin") });
-  } catch {
-    // no home folder (a uid without a passwd entry, in a container): the temp folder only
-  }
-  return roots;
-}
+const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
 
-const complete = (dir) => manifest.files.every((f) => fs.existsSync(path.join(dir, f)));
-
-/** The folder holding this build's chunks, extracting it first if needed. */
+/** The folder holding this build's chunks, each checked against its hash; extracted or repaired first if needed. */
 function programDir() {
-  let lastError;
-  for (const { dir: root, shared } of cacheRoots()) {
-    const dir = path.join(root, manifest.hash);
+  const root = homeCacheRoot();
+  if (root) {
     try {
-      if (shared) ownedPrivateFolder(shared);
-      if (complete(dir)) return markUsed(dir);
-      if (fs.existsSync(dir)) discardDamaged(root, dir);
-      extract(root, dir);
-      prune(root);
-      return dir;
-    } catch (e) {
-      lastError = e;
+      const dir = path.join(root, manifest.hash);
+      if (!fs.existsSync(dir)) {
+        extract(root, dir);
+        prune(root);
+      }
+      repair(dir);
+      return markUsed(dir);
+    } catch {
+      // a home that cannot be written (read-only, full): a private folder of this run instead
     }
   }
-  throw lastError;
+  return tempProgramDir();
 }
 
 /**
- * In the shared temp folder anyone could have created mcpbox-<uid> first and planted code in it: use it only if it
- * is a real folder of ours that nobody else can write.
+ * $MCPBOX_HOME/cache/bin, each folder made 0700 and checked as src/home.ts checks them (this runs before that code
+ * is loaded): another user's folder, or one others can write, is refused. Undefined when it cannot be made.
  */
-function ownedPrivateFolder(folder) {
-  fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  const st = fs.lstatSync(folder);
-  const mine = typeof process.getuid !== "function" || st.uid === process.getuid();
-  if (!st.isDirectory() || !mine || (st.mode & 0o022) !== 0) throw new Error(`${folder} is not a private folder of this user`);
+function homeCacheRoot() {
+  let dir;
+  try {
+    dir = process.env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
+  } catch {
+    return undefined; // no home folder (a uid without a passwd entry, in a container)
+  }
+  const what = ["$MCPBOX_HOME", "mcpbox's folder", "mcpbox's folder"];
+  const parts = [dir, path.join(dir, "cache"), path.join(dir, "cache", "bin")];
+  for (let i = 0; i < parts.length; i++) if (!privateFolder(parts[i], what[i])) return undefined;
+  return parts[2];
+}
+
+/** True when dir is (now) a private folder of this user; false when it cannot be made; throws when it is untrusted. */
+function privateFolder(dir, what) {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (e) {
+    if (e.code !== "EEXIST") return false;
+  }
+  const yours = "set MCPBOX_HOME (or audit.path) to a folder of your own";
+  const refuse = (why, fix) => {
+    throw Object.assign(new Error(`${what} ${dir} ${why}`), { untrusted: true, hint: fix });
+  };
+  const link = fs.lstatSync(dir);
+  if (link.isSymbolicLink() && uid !== undefined && link.uid !== uid && link.uid !== 0) {
+    refuse(`is a symbolic link owned by uid ${link.uid}, not by you (uid ${uid})`, `remove the link, or ${yours}`);
+  }
+  let st;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    return false;
+  }
+  if (!st.isDirectory()) return false;
+  if (uid !== undefined && st.uid !== uid) refuse(`is owned by uid ${st.uid}, not by you (uid ${uid})`, `${yours}; mcpbox makes it, private to you`);
+  if ((st.mode & 0o022) !== 0) {
+    const who = (st.mode & 0o020) !== 0 && (st.mode & 0o002) !== 0 ? "group and others" : (st.mode & 0o020) !== 0 ? "its group" : "others";
+    const mode = (st.mode & 0o7777).toString(8).padStart(4, "0");
+    refuse(`is writable by ${who} (mode ${mode}): they could plant files mcpbox trusts`, `chmod 700 ${dir} (and check what is in it), or ${yours}`);
+  }
+  if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  return true;
+}
+
+/**
+ * No usable home: a fresh folder from mkdtemp (never a name someone could have taken first), removed at exit.
+ * Folders that killed runs left behind are removed after a day.
+ */
+function tempProgramDir() {
+  const tmp = os.tmpdir();
+  pruneTemp(tmp);
+  const base = fs.mkdtempSync(path.join(tmp, "mcpbox-sea-"));
+  process.on("exit", () => fs.rmSync(base, { recursive: true, force: true }));
+  const root = path.join(base, "bin");
+  const dir = path.join(root, manifest.hash);
+  extract(root, dir);
+  repair(dir);
+  return dir;
+}
+
+function pruneTemp(tmp) {
+  try {
+    for (const name of fs.readdirSync(tmp)) {
+      if (!/^mcpbox-sea-[A-Za-z0-9]{6}$/.test(name)) continue;
+      const st = fs.lstatSync(path.join(tmp, name));
+      if (st.isDirectory() && st.uid === uid && Date.now() - st.mtimeMs > DAY) fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
+    }
+  } catch {
+    // only housekeeping
+  }
+}
+
+const sha256 = (bytes) => crypto.createHash("sha256").update(bytes).digest("hex");
+
+/** Writes again (temp file + rename: a reader sees the old file or the new one) every chunk that is missing. */
+function repair(dir) {
+  for (const file of manifest.files) if (!fs.existsSync(path.join(dir, file))) rewrite(dir, file);
+}
+
+function rewrite(dir, file) {
+  const target = path.join(dir, file);
+  fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+  const tmp = path.join(path.dirname(target), `.${path.basename(file)}.${crypto.randomBytes(6).toString("hex")}.tmp`);
+  try {
+    fs.writeFileSync(tmp, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), { flag: "wx", mode: 0o600 });
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * Every chunk is checked, as it is loaded, against the sha256 the build stored in the binary: the bytes checked are
+ * the bytes compiled. A changed chunk is never run: its embedded original is compiled instead and written back for
+ * the next start. Only the chunks a command loads are hashed (about 10 ms for all of them).
+ */
+function verifyChunks(dir) {
+  const mod = require("node:module");
+  const base = pathToFileURL(fs.realpathSync(dir)).href + "/"; // the URLs Node resolves to
+  mod.registerHooks({
+    load(url, context, nextLoad) {
+      const result = nextLoad(url, context);
+      if (!url.startsWith(base)) return result;
+      const file = decodeURIComponent(url.slice(base.length).split(/[?#]/)[0]);
+      const want = manifest.sha256[file];
+      if (want === undefined) throw new Error(`${url} is not part of this build of mcpbox`);
+      if (sha256(result.source) === want) return result;
+      try {
+        rewrite(dir, file);
+      } catch {
+        // the embedded chunk runs anyway; the next start tries again
+      }
+      return { ...result, source: Buffer.from(sea.getRawAsset(`mcpbox/app/${file}`)) };
+    },
+  });
 }
 
 /** Writes every chunk into a fresh temp folder, then renames it into place: readers never see half a folder. */
@@ -64,23 +166,15 @@ function extract(root, dir) {
   try {
     for (const file of manifest.files) {
       const target = path.join(tmp, file);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)));
+      fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(target, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), { flag: "wx", mode: 0o600 });
     }
     fs.renameSync(tmp, dir);
   } catch (e) {
     fs.rmSync(tmp, { recursive: true, force: true });
-    if (complete(dir)) return; // another process won the race: its folder is complete
+    if (fs.existsSync(dir)) return; // another process won the race: repair() checks its folder
     throw e;
   }
-}
-
-/** A chunk was deleted from an unpacked build: move it aside (atomic) and unpack again. */
-function discardDamaged(root, dir) {
-  if (complete(dir)) return; // another process finished unpacking just now
-  const aside = path.join(root, `.${manifest.hash}-damaged-${process.pid}`);
-  fs.renameSync(dir, aside);
-  fs.rmSync(aside, { recursive: true, force: true });
 }
 
 /** Keeps the folder's mtime within a day of its last use, so prune() leaves builds in use alone. */
@@ -115,7 +209,8 @@ function enableCompileCache(dir) {
   const mod = require("node:module");
   if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
-    mod.enableCompileCache(path.join(path.dirname(path.dirname(dir)), "compile"));
+    const cache = path.join(path.dirname(path.dirname(dir)), "compile");
+    if (privateFolder(cache, "mcpbox's folder")) mod.enableCompileCache(cache);
   } catch {
     // a cache is an optimisation only
   }
@@ -129,12 +224,12 @@ function start() {
   let dir;
   try {
     dir = programDir();
+    verifyChunks(dir);
     enableCompileCache(dir);
   } catch (e) {
-    process.stderr.write(
-      `error: mcpbox cannot unpack itself: ${e && e.message ? e.message : String(e)}\n` +
-        "hint: set MCPBOX_HOME to a writable folder\n",
-    );
+    const message = e && e.message ? e.message : String(e);
+    if (e && e.untrusted) process.stderr.write(`error: ${message}\nhint: ${e.hint}\n`);
+    else process.stderr.write(`error: mcpbox cannot unpack itself: ${message}\nhint: set MCPBOX_HOME to a writable folder\n`);
     process.exit(3);
   }
   import(pathToFileURL(path.join(dir, manifest.entry)).href).catch((e) => {
