@@ -30,7 +30,7 @@ describe("policy checks (SPEC 2.3)", () => {
     ["~/.ssh", { mounts: [{ source: "~/.ssh", target: "/h" }] }, "~/.ssh", { allowSensitiveMounts: true }],
     ["~/.aws", { mounts: [{ source: `${home}/.aws`, target: "/h" }] }, "~/.aws", { allowSensitiveMounts: true }],
     ["docker.sock", { mounts: [{ source: "/var/run/docker.sock", target: "/s" }] }, "engine socket", { allowDockerSocket: true }],
-    ["/run", { mounts: [{ source: "/run", target: "/s" }] }, "Docker socket", { allowDockerSocket: true }],
+    ["/run", { mounts: [{ source: "/run", target: "/s" }] }, "engine socket", { allowDockerSocket: true }],
     ["host network", { network: "host" }, 'network "host"', { allowHostNetwork: true }],
     ["root user", { user: "root" }, "runs as root", { allowRoot: true }],
     ["uid 0", { user: "0:0" }, "runs as root", { allowRoot: true }],
@@ -51,7 +51,8 @@ describe("policy checks (SPEC 2.3)", () => {
   }
 
   it("a folder that contains ~/.ssh is refused too", () => {
-    expect(mountDanger("/home", home)?.what).toContain("~/.ssh");
+    expect(mountDanger("/home", home)?.what).toMatch(/^a folder that contains ~\//);
+    expect(mountDanger(`${home}/projects`, home, { vars: {} })).toBeUndefined();
     expect(mountDanger(`${home}/code`, home)).toBeUndefined();
   });
 
@@ -119,9 +120,81 @@ describe("policy checks (SPEC 2.3)", () => {
     );
   });
 
-  it("isRootUser", () => {
-    expect([0, "0", "root", "root:root", "0:1000"].every(isRootUser)).toBe(true);
-    expect(["1000", "1000:0", "rooty", 10].some(isRootUser)).toBe(false);
+  it("isRootUser: uid 0 however written", () => {
+    expect([0, "0", "00", "+0", " 0", "0 ", "000:0", "0:0", "root", "root:root", "0:1000"].every(isRootUser)).toBe(true);
+    expect(["1000", "1000:0", "rooty", 10, "100", "0x0"].some(isRootUser)).toBe(false);
+  });
+
+  it("refuses every spelling of root, naming the full opt-in", () => {
+    for (const user of ["00", "+0", " 0", "0:0", "root:root", 0]) {
+      expect(check({ files: { ...image, user } }), String(user)).toEqual([
+        `sandbox.config.ts: servers.files.user: runs as root (${JSON.stringify(user)} is uid 0), which is refused (remove it to run as 1000:1000, or set servers.files.dangerous.allowRoot: true)`,
+      ]);
+    }
+  });
+
+  it("refuses user names other than root and ids Docker cannot hold: a name means what the image says", () => {
+    for (const user of ["node", "app:app", "1000:staff", "1000 ", "-1", "4294967296", "1000:1000:1"]) {
+      expect(check({ s: { ...image, user } })[0], user).toContain("is not a numeric uid or uid:gid");
+    }
+    expect(check({ s: { ...image, user: "1000:1000" } })).toEqual([]);
+    expect(check({ s: { ...image, user: 65534 } })).toEqual([]);
+  });
+
+  it("refuses the host network in every form, and other containers' network stacks", () => {
+    const host = check({ s: { ...image, network: { network: "host" } } });
+    expect(host).toEqual([
+      `sandbox.config.ts: servers.s.network: network "host" shares the host's network stack, which is refused (use "bridge", or set servers.s.dangerous.allowHostNetwork: true)`,
+    ]);
+    for (const network of ["container:abc123", { network: "container:db" }]) {
+      expect(check({ s: { ...image, network } })[0]).toContain("shares the network stack of another container");
+      expect(check({ s: { ...image, network, dangerous: { allowHostNetwork: true } } })).toEqual([
+        "sandbox.config.ts: servers.s.dangerous.allowHostNetwork: warning: isolation is weakened by this opt-in",
+      ]);
+    }
+    expect(check({ s: image }, { defaults: { network: { network: "host" } } })[0]).toMatch(/^sandbox\.config\.ts: defaults\.network: network "host"/);
+    expect(check({ s: { ...image, network: { network: "-x" } } })[0]).toContain("servers.s.network.network: \"-x\" is not a Docker network name");
+    expect(check({ s: { ...image, network: { network: "corp-net_1.x" } } })).toEqual([]);
+  });
+
+  it("image references follow Docker's grammar: never a leading -", () => {
+    for (const bad of ["-v/etc:/x", "--privileged", "a b", "node:", "x:-y", "Node", "a//b"]) {
+      expect(check({ s: { image: bad } })[0], bad).toMatch(/^sandbox\.config\.ts: servers\.s\.image: must be an image reference/);
+    }
+    for (const good of ["node:24", "ghcr.io/github/github-mcp-server:v1.0.0", "127.0.0.1:5000/a/b", `x@sha256:${"a".repeat(64)}`]) {
+      expect(check({ s: { image: good } }), good).toEqual([]);
+    }
+    expect(check({ s: image }, { build: { baseImages: { node: "-x" } } })[0]).toContain("build.baseImages.node: must be an image reference");
+    expect(check({ s: image }, { build: { registry: "--insecure" } })[0]).toContain("build.registry: must be a registry");
+  });
+
+  it("refuses control characters in every string and key, once each", () => {
+    const problems = check({
+      s: {
+        template: "node",
+        package: "pkg@1\nRUN curl evil",
+        command: ["node\u0085"],
+        args: ["--a\tb"],
+        env: { A: "x\ry" },
+        mounts: [{ source: "./data\u001b[2J", target: "/d" }],
+        build: undefined,
+      },
+      b: { build: { context: "./data", args: { V: "1\u007f" } } },
+    });
+    const at = problems.filter((p) => p.includes("control character")).map((p) => p.split(": ")[1]);
+    expect(at).toEqual(["servers.s.package", "servers.s.command.0", "servers.s.args.0", "servers.s.env.A", "servers.s.mounts.0.source", "servers.b.build.args.V"]);
+    expect(problems.find((p) => p.includes("servers.s.command.0"))).toContain("U+0085");
+    expect(check({ s: { ...image, env: { "A\nB": "x" } } })[0]).toContain("servers.s.env.A\\u000aB: the key contains the control character U+000A");
+  });
+
+  it("refuses : and , in mount paths (Docker's bind syntax)", () => {
+    expect(check({ s: { ...image, mounts: [{ source: "./data", target: "/d:rw" }] } })[0]).toContain('servers.s.mounts.0.target: /d:rw contains ":"');
+  });
+
+  it("hints name the full dotted path of the opt-in", () => {
+    expect(check({ files: { ...image, mounts: [{ source: "~/.ssh", target: "/k" }] } })[0]).toContain(
+      "set servers.files.dangerous.allowSensitiveMounts: true",
+    );
   });
 
   it("works on the real file system", () => {

@@ -9,70 +9,93 @@ import type { ParsedConfig, ParsedServer } from "./schema.ts";
 import type { Problem } from "./problems.ts";
 import { hostPath } from "./resolve.ts";
 import { looksLikeCredential, credentialKeyName } from "./_credentials.ts";
+import { denyReason, type Danger, type DenyEnv } from "./_denylist.ts";
+import { checkMounts, type MountEnv } from "./_mount-checks.ts";
+import { importedModules } from "./_import.ts";
 
 export interface CheckEnv {
   home: string;
   exists: (p: string) => boolean;
   realpath: (p: string) => string;
+  /** XDG_RUNTIME_DIR, DOCKER_HOST, MCPBOX_HOME, XDG_CONFIG_HOME, APPDATA (default: none set) */
+  vars?: Readonly<Record<string, string | undefined>>;
+  platform?: NodeJS.Platform;
+  /** does the file system holding p ignore case? (default: no) */
+  caseInsensitive?: (p: string) => boolean;
+  /** the local modules a config file imported, itself included (default: the file alone) */
+  modules?: (file: string) => readonly string[];
 }
 
 export const realEnv = (home: string = os.homedir()): CheckEnv => ({
   home,
   exists: (p) => fs.existsSync(p),
-  realpath: (p) => {
-    try {
-      return fs.realpathSync(p);
-    } catch {
-      return p;
-    }
-  },
+  realpath: realpathOrSelf,
+  vars: process.env,
+  platform: process.platform,
+  caseInsensitive: (p) => isCaseInsensitive(p, process.platform),
+  modules: (file) => importedModules(file),
 });
 
-type Danger = { kind: "sensitive" | "docker-socket"; what: string };
-
-const SOCKET_NAMES = /(^|\/)(docker|podman|containerd|dockershim)\.sock$/;
-
-/** Why mounting `source` (absolute, symlinks resolved) would expose the host, or undefined. */
-export function mountDanger(source: string, home: string): Danger | undefined {
-  const p = path.resolve(source);
-  if (SOCKET_NAMES.test(p)) return { kind: "docker-socket", what: "a container engine socket" };
-  if (p === "/") return { kind: "sensitive", what: "the root filesystem" };
-  for (const runDir of ["/var/run", "/run"]) {
-    if (p === runDir || isInside(path.join(runDir, "docker.sock"), p)) {
-      return { kind: "docker-socket", what: `${runDir}, which holds the Docker socket` };
-    }
+function realpathOrSelf(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    return p;
   }
-  if (p === path.resolve(home)) return { kind: "sensitive", what: "your home folder" };
-  const sensitive = ["/etc", ...[".ssh", ".aws", ".gnupg", ".kube", ".docker"].map((d) => path.join(home, d))];
-  for (const dir of sensitive) {
-    if (p === dir || isInside(p, dir)) return { kind: "sensitive", what: tilde(dir, home) };
-    if (isInside(dir, p)) return { kind: "sensitive", what: `a folder that contains ${tilde(dir, home)}` };
-  }
-  return undefined;
 }
 
-const isInside = (child: string, parent: string) => {
-  const rel = path.relative(parent, child);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
-};
+/** macOS and Windows fold case by default; elsewhere ask the file system: does the path with its case flipped exist as the same file? */
+export function isCaseInsensitive(p: string, platform: NodeJS.Platform): boolean {
+  if (platform === "darwin" || platform === "win32") return true;
+  let at = path.resolve(p);
+  while (!/[a-z]/i.test(path.basename(at)) && path.dirname(at) !== at) at = path.dirname(at);
+  const base = path.basename(at);
+  const flipped = path.join(path.dirname(at), [...base].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join(""));
+  try {
+    const [a, b] = [fs.statSync(at), fs.statSync(flipped)];
+    return a.ino === b.ino && a.dev === b.dev;
+  } catch {
+    return false;
+  }
+}
 
-const tilde = (p: string, home: string) => (p.startsWith(home + path.sep) ? `~/${path.relative(home, p)}` : p);
+export type { Danger } from "./_denylist.ts";
 
+/** Why mounting `source` (absolute, symlinks resolved) would hand over the host, or undefined. */
+export function mountDanger(source: string, home: string, env: Partial<DenyEnv> = {}): Danger | undefined {
+  return denyReason(source, {
+    home,
+    vars: env.vars ?? process.env,
+    realpath: env.realpath ?? realpathOrSelf,
+    caseInsensitive: env.caseInsensitive ?? ((p) => isCaseInsensitive(p, process.platform)),
+  });
+}
+
+/** Root however written: a numeric uid of 0 (`0`, `00`, `+0`, ` 0:0`) or the name root. */
 export function isRootUser(user: string | number): boolean {
   const uid = String(user).split(":")[0]!.trim();
-  return uid === "0" || uid === "root";
+  return uid === "root" || (/^\+?\d+$/.test(uid) && Number(uid) === 0);
 }
+
+/** A user mcpbox can judge: a numeric uid[:gid] (or root, judged above). A name means what the image's /etc/passwd says. */
+const USER = /^(\d{1,10}|root)(:(\d{1,10}|root))?$/;
+const MAX_ID = 2 ** 31 - 1;
+const validUser = (user: string) => USER.test(user) && user.split(":").every((id) => id === "root" || Number(id) <= MAX_ID);
+
+/** Docker's network name grammar. */
+const NETWORK_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 export function checkConfig(config: ParsedConfig, file: string, env: CheckEnv = realEnv()): Problem[] {
   const dir = path.dirname(file);
   const problems: Problem[] = [];
   const d = config.defaults ?? {};
   const prefixes = new Map<string, string>();
+  const mountEnv = mountEnvOf(file, env);
 
   for (const [name, server] of Object.entries(config.servers)) {
     const at = ["servers", name];
     const dangerous = { ...d.dangerous, ...server.dangerous };
-    checkMounts(server, d.mounts ?? [], dangerous, at, dir, env, problems);
+    checkMounts(server, d.mounts ?? [], dangerous, at, dir, mountEnv, problems);
     checkSource(server, at, dir, env, problems);
     checkIdentity(server, d, dangerous, at, problems);
     checkCredentials(server, at, problems);
@@ -102,63 +125,20 @@ export function checkConfig(config: ParsedConfig, file: string, env: CheckEnv = 
   return dedupe(problems);
 }
 
-type DangerFlags = NonNullable<ParsedServer["dangerous"]>;
-
-function checkMounts(
-  server: ParsedServer,
-  defaultMounts: NonNullable<ParsedServer["mounts"]>,
-  dangerous: DangerFlags,
-  at: PropertyKey[],
-  dir: string,
-  env: CheckEnv,
-  problems: Problem[],
-) {
-  const all = [
-    ...defaultMounts.map((m, i) => ({ m, where: ["defaults", "mounts", i] as PropertyKey[] })),
-    ...(server.mounts ?? []).map((m, i) => ({ m, where: [...at, "mounts", i] as PropertyKey[] })),
-  ];
-  const targets = new Map<string, string>();
-  for (const { m, where } of all) {
-    const source = hostPath(dir, m.source, env.home);
-    if (!env.exists(source)) {
-      problems.push({
-        severity: "error",
-        path: [...where, "source"],
-        message: `${m.source} does not exist (resolved to ${source})`,
-        hint: "create it, or fix the path: relative paths start at the config file's folder",
-      });
-    }
-    const danger = mountDanger(env.realpath(source), env.home);
-    if (danger?.kind === "docker-socket" && !dangerous.allowDockerSocket) {
-      problems.push({
-        severity: "error",
-        path: [...where, "source"],
-        message: `mounts ${danger.what}: a container with it controls the host`,
-        hint: "remove the mount, or set dangerous.allowDockerSocket: true if you really mean it",
-      });
-    } else if (danger?.kind === "sensitive" && !dangerous.allowSensitiveMounts) {
-      problems.push({
-        severity: "error",
-        path: [...where, "source"],
-        message: `mounts ${danger.what}, which is refused`,
-        hint: "mount only the folder the server needs, or set dangerous.allowSensitiveMounts: true",
-      });
-    }
-    const target = path.posix.normalize(m.target);
-    if (targets.has(target)) {
-      problems.push({
-        severity: "error",
-        path: [...where, "target"],
-        message: `${target} is mounted twice`,
-        hint: "give each mount its own target",
-      });
-    }
-    targets.set(target, m.source);
-    if (target === "/" || target === "/tmp") {
-      problems.push({ severity: "error", path: [...where, "target"], message: `cannot mount over ${target}` });
-    }
-  }
+function mountEnvOf(file: string, env: CheckEnv): MountEnv {
+  const modules = (env.modules?.(file) ?? [file]).map((m) => env.realpath(m));
+  return {
+    home: env.home,
+    exists: env.exists,
+    realpath: env.realpath,
+    vars: env.vars ?? {},
+    platform: env.platform ?? "linux",
+    caseInsensitive: env.caseInsensitive ?? (() => false),
+    modules: [...new Set([file, env.realpath(file), ...modules])],
+  };
 }
+
+type DangerFlags = NonNullable<ParsedServer["dangerous"]>;
 
 function checkSource(server: ParsedServer, at: PropertyKey[], dir: string, env: CheckEnv, problems: Problem[]) {
   const pkg = server.package;
@@ -217,22 +197,50 @@ function checkIdentity(
   at: PropertyKey[],
   problems: Problem[],
 ) {
+  const optIn = (flag: keyof DangerFlags) => `${at.join(".")}.dangerous.${flag}`;
   const user = server.user ?? d.user;
+  const userAt = server.user !== undefined ? [...at, "user"] : ["defaults", "user"];
   if (user !== undefined && isRootUser(user) && !dangerous.allowRoot) {
     problems.push({
       severity: "error",
-      path: server.user !== undefined ? [...at, "user"] : ["defaults", "user"],
-      message: `runs as root (${user}), which is refused`,
-      hint: 'remove it to run as 1000:1000, or set dangerous.allowRoot: true',
+      path: userAt,
+      message: `runs as root (${JSON.stringify(user)} is uid 0), which is refused`,
+      hint: `remove it to run as 1000:1000, or set ${optIn("allowRoot")}: true`,
+    });
+  } else if (user !== undefined && !validUser(String(user))) {
+    problems.push({
+      severity: "error",
+      path: userAt,
+      message: `${JSON.stringify(user)} is not a numeric uid or uid:gid: a user name means whatever the image's /etc/passwd says, root included`,
+      hint: 'write the numeric ids, e.g. "1000:1000"',
     });
   }
   const network = server.network ?? d.network;
-  if (network === "host" && !dangerous.allowHostNetwork) {
+  const networkAt = server.network !== undefined ? [...at, "network"] : ["defaults", "network"];
+  const name = typeof network === "object" ? network.network : network;
+  if (name === "host" && !dangerous.allowHostNetwork) {
     problems.push({
       severity: "error",
-      path: [...at, "network"],
+      path: networkAt,
       message: 'network "host" shares the host\'s network stack, which is refused',
-      hint: 'use "bridge", or set dangerous.allowHostNetwork: true',
+      hint: `use "bridge", or set ${optIn("allowHostNetwork")}: true`,
+    });
+  } else if (name?.startsWith("container:")) {
+    // another container's network stack: its loopback services and its way out; as foreign as the host's
+    if (!dangerous.allowHostNetwork) {
+      problems.push({
+        severity: "error",
+        path: networkAt,
+        message: `network "${name}" shares the network stack of another container, which is refused`,
+        hint: `use "bridge" or a network of your own, or set ${optIn("allowHostNetwork")}: true`,
+      });
+    }
+  } else if (typeof network === "object" && !NETWORK_NAME.test(network.network)) {
+    problems.push({
+      severity: "error",
+      path: [...networkAt, "network"],
+      message: `${JSON.stringify(network.network)} is not a Docker network name`,
+      hint: "letters, digits, _, . and -, starting with a letter or digit",
     });
   }
   if ((server.readOnlyRoot ?? d.readOnlyRoot) === false) {

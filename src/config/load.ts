@@ -2,15 +2,20 @@
  * Finding and loading sandbox.config.{ts,mts,js,mjs,json}: discover → import → parse → check → resolve.
  * Never prints, never exits: it returns { file, config, warnings } or throws an McpboxError naming the file.
  */
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { McpboxError, messageOf } from "../errors.ts";
+import { McpboxError, isMcpboxError, messageOf } from "../errors.ts";
 import { Defaults, Server, UserConfigSchema, type ParsedConfig } from "./schema.ts";
 import { problemsFromZod } from "./_zod-problems.ts";
 import { checkConfig, realEnv, type CheckEnv } from "./checks.ts";
-import { errorsOf, formatProblem, warningsOf, type Problem } from "./problems.ts";
+import { dotted, errorsOf, formatProblem, warningsOf, type Problem } from "./problems.ts";
 import { resolveConfig, type ResolvedConfig } from "./resolve.ts";
 import { importConfigModule } from "./_import.ts";
+import { discover, type DiscoverFs } from "./_discover.ts";
+import { assertTrusted } from "./_trust.ts";
+import { controlCharacterProblems } from "./_strings.ts";
 
 export const CONFIG_NAMES = [
   "sandbox.config.ts",
@@ -43,38 +48,44 @@ export interface LoadedConfig {
   warnings: Problem[];
 }
 
-/** Step 1: find the file (-c, or from the working folder upward). */
+/** Step 1: find the file (-c, or from the working folder upward) and make sure it is the user's own. */
 export async function findConfigFile(options: LoadOptions = {}): Promise<string> {
   const cwd = options.cwd ?? process.cwd();
   if (options.configPath !== undefined) {
     const file = path.resolve(cwd, options.configPath);
-    const fs = await import("node:fs");
     if (!fs.existsSync(file)) {
       throw new McpboxError("config", `config file ${options.configPath} does not exist`, {
         hint: "check the path given to -c/--config",
       });
     }
+    assertTrusted(file);
     return file;
   }
-  const { cosmiconfig } = await import("cosmiconfig");
-  const explorer = cosmiconfig("mcpbox", {
-    searchPlaces: [...CONFIG_NAMES],
-    searchStrategy: "global",
-    stopDir: path.parse(cwd).root,
-    loaders: { noExt: () => null, ".ts": noop, ".mts": noop, ".js": noop, ".mjs": noop, ".json": noop },
-    cache: false,
-  });
-  const found = await explorer.search(cwd);
-  if (!found) {
-    throw new McpboxError("config", `no sandbox.config.ts found in ${cwd} or any folder above it`, {
+  const found = discover(cwd, CONFIG_NAMES, realDiscoverFs());
+  if (!found.file) {
+    const where = found.searched.length === 0 ? cwd : `${found.searched[0]}${found.searched.length > 1 ? ` or a folder above it up to ${found.searched.at(-1)}` : ""}`;
+    throw new McpboxError("config", `no sandbox.config.{ts,mts,js,mjs,json} found in ${where} (the search stops ${found.stop})`, {
       hint: "run `mcpbox init` to create one, or pass -c <path>",
     });
   }
-  return found.filepath;
+  assertTrusted(found.file);
+  return found.file;
 }
 
-// Discovery only: the file is imported by importConfigModule, so errors name it properly.
-const noop = () => ({});
+function realDiscoverFs(): DiscoverFs {
+  return {
+    uid: process.getuid?.(),
+    home: os.homedir(),
+    exists: (p) => fs.existsSync(p),
+    stat: (p) => {
+      try {
+        return fs.statSync(p);
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
 
 /** Step 2: import the module (TypeScript included) and take its default export. */
 export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedFile> {
@@ -84,6 +95,7 @@ export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedF
   try {
     exported = await importConfigModule(file);
   } catch (e) {
+    if (isMcpboxError(e)) throw e; // a module that is not the user's own: refused as it is
     throw new McpboxError("config", `${shown}: cannot be loaded: ${loadErrorMessage(e, file)}`, {
       hint: "fix the error above; the file must `export default defineConfig({ ... })`",
       cause: e,
@@ -105,12 +117,15 @@ export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedF
 
 /** Step 3: schema and policy checks; every problem at once. */
 export function checkRawConfig(raw: unknown, file: string, env: CheckEnv = realEnv()): CheckedConfig {
+  const controls = controlCharacterProblems(raw);
   const result = UserConfigSchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
-    const problems = problemsFromZod(UserConfigSchema, result.error);
-    return { file, problems: [...problems, ...checkValidParts(raw, file, env)], parsed: undefined };
+    // a string refused for its control characters is not reported a second time for its shape
+    const refused = new Set(controls.map((p) => dotted(p.path)));
+    const problems = problemsFromZod(UserConfigSchema, result.error).filter((p) => !refused.has(dotted(p.path)));
+    return { file, problems: [...controls, ...problems, ...checkValidParts(raw, file, env)], parsed: undefined };
   }
-  return { file, problems: checkConfig(result.data, file, env), parsed: result.data };
+  return { file, problems: [...controls, ...checkConfig(result.data, file, env)], parsed: result.data };
 }
 
 /** When the schema fails, the policy checks still run on every server that parses, so all problems show at once. */

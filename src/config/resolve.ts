@@ -21,7 +21,7 @@ export type ResolvedSource =
     }
   | { readonly kind: "builtin"; readonly builtin: "code-runner" };
 
-export type ResolvedNetwork = "none" | "bridge" | "host" | { readonly network: string };
+export type ResolvedNetwork = "none" | "bridge" | "host" | `container:${string}` | { readonly network: string };
 
 export interface ResolvedMount {
   readonly source: string; // absolute host path

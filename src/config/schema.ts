@@ -4,6 +4,7 @@
  * (forbidden mounts, missing sources) live in policy-checks.ts, not here.
  */
 import { z } from "zod";
+import { IMAGE_MESSAGE, IMAGE_REFERENCE, REGISTRY_REFERENCE } from "./_reference.ts";
 
 const SIZE = /^\d+(\.\d+)?\s*([bkmg]|kb|mb|gb|ki|mi|gi|kib|mib|gib)?$/i;
 export const Size = z
@@ -33,6 +34,7 @@ export const Network = z
     z.literal("none"),
     z.literal("bridge"),
     z.literal("host").describe("Refused unless dangerous.allowHostNetwork"),
+    z.templateLiteral(["container:", z.string().min(1)]).describe("Another container's network stack: refused unless dangerous.allowHostNetwork"),
     z.strictObject({ network: z.string().min(1).describe("A Docker network name") }),
   ], { error: 'must be "none", "bridge" or { network: "<docker network name>" }' })
   .describe('"none" (default), "bridge", or { network: "<docker network name>" }');
@@ -94,7 +96,11 @@ export const policyShape = {
   timeouts: Timeouts.optional(),
   prefix: z
     .union([
-      z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, _ or -" }),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, _ or -" })
+        // "__" separates prefix and name: a prefix holding it (or ending in "_") could forge another server's names
+        .refine((p) => !p.includes("__") && !p.endsWith("_"), { message: 'must not contain "__" or end with "_" (the separator of prefix and name)' }),
       z.literal(false),
     ])
     .optional()
@@ -115,6 +121,9 @@ export const Secret = z.union([
   z.strictObject({ env: EnvName.describe("Host environment variable to read when serving") }),
   z.strictObject({ file: z.string().min(1).describe("File to read when serving, relative to the config") }),
 ], { error: 'must be { env: "HOST_VARIABLE" } or { file: "path/to/file" }' });
+
+/** An image reference as Docker's grammar has it (never a leading `-`, no spaces, no control characters). */
+export const ImageReference = z.string().min(1).max(512).regex(IMAGE_REFERENCE, { message: IMAGE_MESSAGE });
 
 export const BuildSource = z.strictObject({
   context: z.string().min(1),
@@ -140,7 +149,7 @@ export const SOURCE_KEYS = ["image", "template", "build", "builtin"] as const;
 
 export const Server = z
   .strictObject({
-    image: z.string().min(1).optional().describe("A prebuilt image"),
+    image: ImageReference.optional().describe("A prebuilt image"),
     template: z.enum(["node", "python"]).optional().describe("Build the image from a template; needs package"),
     package: z
       .string()
@@ -191,12 +200,17 @@ export const BuildSettings = z.strictObject({
   caCerts: z.string().min(1).optional().describe("A CA bundle handed to package managers during builds"),
   baseImages: z
     .strictObject({
-      node: z.string().min(1).optional(),
-      python: z.string().min(1).optional(),
+      node: ImageReference.optional(),
+      python: ImageReference.optional(),
     })
     .optional()
     .describe("Base images of the templates"),
-  registry: z.string().min(1).optional().describe("Where --push sends images"),
+  registry: z
+    .string()
+    .min(1)
+    .regex(REGISTRY_REFERENCE, { message: 'must be a registry like "registry.example.com/team" or "127.0.0.1:5000"' })
+    .optional()
+    .describe("Where --push sends images"),
 });
 
 export const Audit = z.strictObject({

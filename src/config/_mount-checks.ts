@@ -1,0 +1,98 @@
+/**
+ * The checks of one server's mounts (SPEC 2.3): missing sources, the denylist, writable mounts of code the host runs,
+ * targets. Each refusal's hint names the full dotted path of the key that lifts it.
+ */
+import path from "node:path";
+import type { ParsedServer } from "./schema.ts";
+import type { Problem } from "./problems.ts";
+import { hostPath } from "./resolve.ts";
+import { denyReason, type DenyEnv } from "./_denylist.ts";
+import { writableDanger, type WritableEnv } from "./_writable.ts";
+
+export type MountEnv = DenyEnv & WritableEnv & { modules: readonly string[] };
+type DangerFlags = NonNullable<ParsedServer["dangerous"]>;
+type Located = { m: NonNullable<ParsedServer["mounts"]>[number]; where: PropertyKey[] };
+
+export function checkMounts(
+  server: ParsedServer,
+  defaultMounts: NonNullable<ParsedServer["mounts"]>,
+  dangerous: DangerFlags,
+  at: PropertyKey[],
+  dir: string,
+  env: MountEnv,
+  problems: Problem[],
+) {
+  const all: Located[] = [
+    ...defaultMounts.map((m, i) => ({ m, where: ["defaults", "mounts", i] })),
+    ...(server.mounts ?? []).map((m, i) => ({ m, where: [...at, "mounts", i] })),
+  ];
+  const targets = new Map<string, string>();
+  for (const { m, where } of all) {
+    // a mount in defaults is lifted under defaults; a server's own under that server
+    const optIn = (flag: keyof DangerFlags) => `${where[0] === "defaults" ? "defaults" : at.join(".")}.dangerous.${flag}`;
+    const source = hostPath(dir, m.source, env.home);
+    const at_ = [...where, "source"];
+    if (!env.exists(source)) {
+      problems.push({
+        severity: "error",
+        path: at_,
+        message: `${m.source} does not exist (resolved to ${source})`,
+        hint: "create it, or fix the path: relative paths start at the config file's folder",
+      });
+    }
+    for (const [key, value] of [["source", m.source], ["target", m.target]] as const) {
+      if (value.includes(":") || value.includes(",")) {
+        problems.push({
+          severity: "error",
+          path: [...where, key],
+          message: `${value} contains "${value.includes(":") ? ":" : ","}", which Docker's bind syntax reads as a separator`,
+          hint: "rename the folder, or mount a folder above it",
+        });
+      }
+    }
+    const real = env.realpath(source);
+    const danger = denyReason(real, env);
+    if (danger?.kind === "docker-socket" && !dangerous.allowDockerSocket) {
+      problems.push({
+        severity: "error",
+        path: at_,
+        message: `mounts ${danger.what}: a container with it controls the host`,
+        hint: `remove the mount, or set ${optIn("allowDockerSocket")}: true if you really mean it`,
+      });
+    } else if (danger?.kind === "sensitive" && !dangerous.allowSensitiveMounts) {
+      problems.push({
+        severity: "error",
+        path: at_,
+        message: `mounts ${danger.what}, which is refused`,
+        hint: `mount only the folder the server needs, or set ${optIn("allowSensitiveMounts")}: true`,
+      });
+    }
+    const writable = m.readOnly === false ? writableDanger(real, env.modules, env) : undefined;
+    if (writable !== undefined) {
+      const message = `is writable and ${writable}: the server could change what runs on the host`;
+      problems.push(
+        dangerous.allowWritableConfig
+          ? { severity: "warning", path: [...where, "readOnly"], message }
+          : {
+              severity: "error",
+              path: [...where, "readOnly"],
+              message,
+              hint: `make it read-only (remove readOnly: false), mount a folder that holds only data, or set ${optIn("allowWritableConfig")}: true`,
+            },
+      );
+    }
+    const target = path.posix.normalize(m.target);
+    if (targets.has(target)) {
+      problems.push({
+        severity: "error",
+        path: [...where, "target"],
+        message: `${target} is mounted twice`,
+        hint: "give each mount its own target",
+      });
+    }
+    targets.set(target, m.source);
+    if (target === "/" || target === "/tmp") {
+      problems.push({ severity: "error", path: [...where, "target"], message: `cannot mount over ${target}` });
+    }
+  }
+}

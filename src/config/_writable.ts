@@ -1,0 +1,83 @@
+/**
+ * What a writable mount must never reach (SPEC 2.3, allowWritableConfig): files the host later runs as the user. The
+ * config is code mcpbox runs, so are the modules it imports; $MCPBOX_HOME holds mcpbox's own extracted code and
+ * sockets; an MCP client's configuration says which commands the client starts; shell startup files and a
+ * repository's .git (hooks, core.fsmonitor) run at the next login or git command.
+ */
+import path from "node:path";
+import { CLIENTS } from "../clients/registry.ts";
+import { platformDirs } from "../clients/paths.ts";
+import { isInside, tilde } from "./_denylist.ts";
+
+export interface WritableEnv {
+  home: string;
+  platform: NodeJS.Platform;
+  vars: Readonly<Record<string, string | undefined>>;
+  exists: (p: string) => boolean;
+  realpath: (p: string) => string;
+  caseInsensitive: (p: string) => boolean;
+}
+
+interface Guarded {
+  path: string;
+  what: string;
+  /** "holder": refused when the mount holds it; "area": also when the mount is inside it */
+  rule: "holder" | "area";
+}
+
+/** Home-level folders and files the MCP clients (and their editors' extensions) keep their configuration in. */
+const CLIENT_HOME_PATHS = [
+  ".config", ".claude", ".claude.json", ".cursor", ".vscode", ".vscode-server", ".codeium", ".windsurf", ".continue",
+  ".gemini", ".codex", ".lmstudio", ".zed", ".local/share/zed",
+];
+const APP_FOLDERS = ["Claude", "Code", "Cursor", "Windsurf", "Zed"];
+/** Files a shell or git runs on the host. */
+const STARTUP_PATHS = [
+  ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig",
+  ".local/bin", "bin",
+];
+/** Inside a mounted folder: what makes it a repository or a client's project. */
+const PROJECT_MARKERS = [".git", ".claude", ...new Set(CLIENTS.flatMap((c) => (c.projectFile ? [c.projectFile.split("/")[0]!] : [])))];
+
+export function guardedPaths(configModules: readonly string[], env: WritableEnv): Guarded[] {
+  const home = path.resolve(env.home);
+  const d = platformDirs({ platform: env.platform, home, env: env.vars });
+  const clientPaths = new Set([
+    ...CLIENT_HOME_PATHS.map((p) => path.join(home, p)),
+    d.xdgConfig,
+    ...APP_FOLDERS.map((a) => path.join(d.os === "windows" ? d.appData : d.appSupport, a)),
+    ...CLIENTS.flatMap((c) => {
+      const file = c.userFile(d);
+      return file === undefined ? [] : [path.dirname(file) === home ? file : path.dirname(file)];
+    }),
+  ]);
+  const mcpboxHome = path.resolve(env.vars.MCPBOX_HOME || path.join(home, ".mcpbox"));
+  const guarded: Guarded[] = [
+    ...configModules.map((m) => ({ path: m, what: `${tilde(m, home)}, which the config runs`, rule: "holder" as const })),
+    { path: mcpboxHome, what: `$MCPBOX_HOME (${tilde(mcpboxHome, home)})`, rule: "area" },
+    ...[...clientPaths].map((p) => ({ path: p, what: `${tilde(p, home)}, an MCP client's configuration`, rule: "area" as const })),
+    ...STARTUP_PATHS.map((p) => ({ path: path.join(home, p), what: `~/${p}, which the host runs`, rule: "area" as const })),
+  ];
+  return guarded.flatMap((g) => {
+    const real = env.realpath(g.path);
+    return real === g.path ? [g] : [g, { ...g, path: real }];
+  });
+}
+
+/** Why a writable mount of `source` (absolute, symlinks resolved) would let the container change code the host runs. */
+export function writableDanger(source: string, configModules: readonly string[], env: WritableEnv): string | undefined {
+  const ci = env.caseInsensitive(source);
+  const fold = (p: string) => (ci ? path.resolve(p).toLowerCase() : path.resolve(p));
+  const p = fold(source);
+  for (const g of guardedPaths(configModules, env)) {
+    const q = fold(g.path);
+    if (p === q) return `is ${g.what}`;
+    if (isInside(q, p)) return `holds ${g.what}`;
+    if (g.rule === "area" && isInside(p, q)) return `is inside ${g.what}`;
+  }
+  for (const marker of PROJECT_MARKERS) {
+    if (env.exists(path.join(source, marker))) return `holds ${marker}, which git or an MCP client runs from`;
+  }
+  if (p.split("/").includes(".git")) return "is inside a repository's .git folder (hooks run on the host)";
+  return undefined;
+}

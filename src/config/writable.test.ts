@@ -1,0 +1,98 @@
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { checkRawConfig } from "./load.ts";
+import { errorsOf, formatProblem, warningsOf } from "./problems.ts";
+import type { CheckEnv } from "./checks.ts";
+import { writableDanger, type WritableEnv } from "./_writable.ts";
+
+const home = "/home/ada";
+const dir = "/work/project";
+const file = path.join(dir, "sandbox.config.ts");
+const modules = [file, `${dir}/lib/servers.ts`, `${dir}/node_modules/zod/index.js`];
+const wenv = (over: Partial<WritableEnv> = {}): WritableEnv => ({
+  home,
+  platform: "linux",
+  vars: { MCPBOX_HOME: "/srv/mcpbox" },
+  exists: () => false,
+  realpath: (p) => p,
+  caseInsensitive: () => false,
+  ...over,
+});
+const danger = (source: string, over: Partial<WritableEnv> = {}) => writableDanger(source, modules, wenv(over));
+
+describe("writable mounts of code the host runs (SPEC 2.3, allowWritableConfig)", () => {
+  it("refuses a folder holding the config or a module it imports, not its siblings", () => {
+    expect(danger(dir)).toContain("holds /work/project/sandbox.config.ts");
+    expect(danger("/work")).toContain("holds /work/project/sandbox.config.ts");
+    expect(danger(file)).toContain("is /work/project/sandbox.config.ts");
+    expect(danger(`${dir}/lib`)).toContain("lib/servers.ts");
+    expect(danger(`${dir}/node_modules`)).toContain("zod/index.js");
+    expect(danger(`${dir}/data`)).toBeUndefined();
+  });
+  it("refuses $MCPBOX_HOME, inside it and around it", () => {
+    for (const p of ["/srv/mcpbox", "/srv/mcpbox/cache", "/srv"]) expect(danger(p), p).toContain("$MCPBOX_HOME");
+    expect(writableDanger(`${home}/.mcpbox/run`, [], wenv({ vars: {} }))).toContain("$MCPBOX_HOME (~/.mcpbox)");
+  });
+  const clients = [
+    `${home}/.config`, `${home}/.config/Claude`, `${home}/.config/Code/User`, `${home}/.cursor`, `${home}/.vscode/extensions`,
+    `${home}/.codeium/windsurf`, `${home}/.continue`, `${home}/.gemini`, `${home}/.codex`, `${home}/.claude`,
+    `${home}/.claude.json`, `${home}/.lmstudio`, `${home}/.config/zed`, `${home}/.config/goose`,
+  ];
+  for (const p of clients) it(`refuses ${p}, an MCP client's configuration`, () => expect(danger(p)).toContain("MCP client"));
+  it("knows each OS's client folders", () => {
+    expect(danger(`${home}/Library/Application Support/Claude`, { platform: "darwin" })).toContain("MCP client");
+    expect(danger(`${home}/Library/Application Support`, { platform: "darwin" })).toContain("holds");
+    expect(danger("/xdg/Code", { vars: { XDG_CONFIG_HOME: "/xdg" } })).toContain("MCP client");
+  });
+  it("refuses shell startup files and folders on PATH", () => {
+    for (const p of [`${home}/.bashrc`, `${home}/.profile`, `${home}/.local/bin`, `${home}/bin`, `${home}/.gitconfig`]) {
+      expect(danger(p), p).toContain("which the host runs");
+    }
+  });
+  it("refuses a repository or a client's project, and a .git folder", () => {
+    expect(danger("/src/app", { exists: (p) => p === "/src/app/.git" })).toContain("holds .git");
+    expect(danger("/src/app", { exists: (p) => p === "/src/app/.vscode" })).toContain("holds .vscode");
+    expect(danger("/src/app", { exists: (p) => p === "/src/app/.mcp.json" })).toContain("holds .mcp.json");
+    expect(danger("/src/app/.git/hooks")).toContain(".git folder");
+  });
+  it("compares case-insensitively where the file system does", () => {
+    expect(danger(`${home}/.CURSOR`, { caseInsensitive: () => true })).toContain("MCP client");
+    expect(danger(`${home}/.CURSOR`)).toBeUndefined();
+  });
+  it("resolves symlinks of the guarded paths", () => {
+    expect(danger("/dotfiles/cursor", { realpath: (p) => (p === `${home}/.cursor` ? "/dotfiles/cursor" : p) })).toContain("MCP client");
+  });
+
+  const env: CheckEnv = {
+    home,
+    exists: (p) => !p.endsWith("/.git") && !/\/\.[a-z]+$/.test(p) && !p.endsWith(".json"),
+    realpath: (p) => p,
+    vars: { MCPBOX_HOME: "/srv/mcpbox" },
+    modules: () => modules,
+  };
+  const server = (mount: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    checkRawConfig({ servers: { files: { image: "mcp/x:1", mounts: [{ target: "/m", ...mount }], ...extra } } }, file, env);
+
+  it("is an error naming the opt-in, a warning with it, and fine read-only", () => {
+    const refused = server({ source: "./lib", readOnly: false });
+    expect(errorsOf(refused.problems).map((p) => formatProblem("c.ts", p))).toEqual([
+      "c.ts: servers.files.mounts.0.readOnly: is writable and holds /work/project/lib/servers.ts, which the config runs: the server could change what runs on the host (make it read-only (remove readOnly: false), mount a folder that holds only data, or set servers.files.dangerous.allowWritableConfig: true)",
+    ]);
+    const allowed = server({ source: "./lib", readOnly: false }, { dangerous: { allowWritableConfig: true } });
+    expect(errorsOf(allowed.problems)).toEqual([]);
+    expect(warningsOf(allowed.problems).map((p) => p.path.join("."))).toEqual([
+      "servers.files.mounts.0.readOnly",
+      "servers.files.dangerous.allowWritableConfig",
+    ]);
+    expect(server({ source: "./lib" }).problems).toEqual([]);
+    expect(server({ source: "./data", readOnly: false }).problems).toEqual([]);
+  });
+  it("names defaults.dangerous for a mount in defaults", () => {
+    const r = checkRawConfig(
+      { defaults: { mounts: [{ source: ".", target: "/p", readOnly: false }] }, servers: { a: { image: "mcp/x:1" } } },
+      file,
+      env,
+    );
+    expect(errorsOf(r.problems)[0]?.hint).toContain("defaults.dangerous.allowWritableConfig");
+  });
+});
