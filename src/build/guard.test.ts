@@ -58,8 +58,9 @@ describe("realSource", () => {
   });
 
   it("refuses /proc, /sys and /dev whatever the path", () => {
-    expect(() => realSource("/", "/proc/self", "w")).toThrow(/outside/);
-    expect(() => realSource(tmp, "/dev", "w")).toThrow(/outside/);
+    expect(() => realSource("/", "/proc/self", "w")).toThrow(/^w: \/proc\/self is in \/proc, \/sys or \/dev \(it leads to \/proc\/\d+\)$/);
+    expect(() => realSource(tmp, "/dev", "w")).toThrow(/is in \/proc, \/sys or \/dev/);
+    expect(() => realSource("/", "/proc/self/root/etc", "w")).toThrow("w: /proc/self/root/etc is in /proc, /sys or /dev (it leads to /etc)");
   });
 });
 

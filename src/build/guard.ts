@@ -42,9 +42,11 @@ export function realSource(configDir: string, abs: string, where: string): strin
   if (real === undefined) throw new McpboxError("config", `${where}: ${abs} does not exist`);
   const anchor = isInside(configDir, abs) ? configDir : path.dirname(abs);
   const realAnchor = realpathOr(anchor) ?? anchor;
-  if (!isInside(realAnchor, real) || HOST_STATE.test(real)) {
-    throw new McpboxError("config", `${where}: ${abs} leads to ${real}, outside ${anchor}`, {
-      hint: HOST_STATE.test(real)
+  const hostState = HOST_STATE.test(real) || HOST_STATE.test(abs);
+  if (!isInside(realAnchor, real) || hostState) {
+    const why = hostState ? `is in /proc, /sys or /dev (it leads to ${real})` : `leads to ${real}, outside ${anchor}`;
+    throw new McpboxError("config", `${where}: ${abs} ${why}`, {
+      hint: hostState
         ? "a build input is never read from /proc, /sys or /dev"
         : "a symlink on the way leaves the folder: name the real path in the config, or copy it into the folder",
     });
