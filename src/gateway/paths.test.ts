@@ -1,48 +1,116 @@
 import { describe, expect, it } from "vitest";
-import { checkPathArguments, containerPath, isInside, looksLikePathArgument } from "./paths.ts";
+import { checkPathArguments, containerPaths, isInside, looksLikePathArgument, MAX_DEPTH, MAX_PATHS } from "./paths.ts";
 
 describe("looksLikePathArgument", () => {
   it.each(["path", "paths", "file_path", "filePath", "sourceDir", "directory", "root", "FILE", "output-folder"])(
     "%s names a path",
     (n) => expect(looksLikePathArgument(n)).toBe(true),
   );
-  it.each(["query", "content", "profile", "pathology_code", "url"])("%s does not", (n) => {
+  it.each(["query", "content", "profile", "pathology_code", "url", "uri"])("%s does not", (n) => {
     expect(looksLikePathArgument(n)).toBe(false);
   });
 });
 
-describe("isInside / containerPath", () => {
+describe("isInside / containerPaths", () => {
   it("compares whole segments", () => {
     expect(isInside("/data", "/data")).toBe(true);
     expect(isInside("/data/x", "/data/")).toBe(true);
     expect(isInside("/database", "/data")).toBe(false);
   });
-  it("normalizes .. and file URLs", () => {
-    expect(containerPath("/data/../etc/passwd", "/data")).toBe("/etc/passwd");
-    expect(containerPath("a/../../b", "/data")).toBe("/b");
-    expect(containerPath("file:///data/a%20b", "/data")).toBe("/data/a b");
-    expect(containerPath("~/x", "/data")).toBeUndefined();
+  it("reads a value every way a server might: as written, %-decoded, with \\ as a separator", () => {
+    expect(containerPaths("/data/../etc/passwd")).toEqual(["/etc/passwd"]);
+    expect(containerPaths("/data/%2e%2e/etc")).toEqual(["/data/%2e%2e/etc", "/etc"]);
+    expect(containerPaths("/data/%252e%252e/etc")).toContain("/etc");
+    expect(containerPaths("/data/..\\..\\etc")).toContain("/etc");
+    expect(containerPaths("/data/100%.txt")).toEqual(["/data/100%.txt"]);
+  });
+  it("reads file: URIs in any case, with a localhost host, with and without what follows ? or #", () => {
+    expect(containerPaths("file:///data/a%20b")).toContain("/data/a b");
+    expect(containerPaths("FILE:///etc/passwd")).toContain("/etc/passwd");
+    expect(containerPaths("File://localhost/etc")).toContain("/etc");
+    expect(containerPaths("file:///data/x#/../../etc")).toContain("/etc");
+  });
+  it("cannot place relative, home, NUL, foreign-host or relative file: values", () => {
+    for (const v of ["a/b", "../x", ".", "~/x", "~root/x", "/data/x\0/../../etc", "file://evil.host/data", "file:data/x", "file://%zz"]) {
+      expect(containerPaths(v), v).toBeUndefined();
+    }
   });
 });
 
 describe("checkPathArguments", () => {
   const mounts = ["/data", "/work"];
-  it("accepts paths inside a mount, relative ones and /tmp", () => {
+  const refused = (args: Record<string, unknown>, extra: string[] = []) => checkPathArguments(args, mounts, extra).ok === false;
+
+  it("accepts absolute paths inside a mount or /tmp, and strings that are not paths", () => {
     expect(checkPathArguments({ path: "/data/a.txt" }, mounts)).toEqual({ ok: true });
-    expect(checkPathArguments({ path: "sub/a.txt" }, mounts)).toEqual({ ok: true });
     expect(checkPathArguments({ paths: ["/work/x", "/tmp/y"] }, mounts)).toEqual({ ok: true });
-    expect(checkPathArguments({ content: "/etc/passwd" }, mounts)).toEqual({ ok: true });
+    expect(checkPathArguments({ content: "/etc/passwd", query: "../../x", n: 3, ok: true, z: null }, mounts)).toEqual({ ok: true });
+    expect(checkPathArguments({ uri: "file:///data/x", url: "https://example.com/a/b", href: "example.com" }, mounts)).toEqual({ ok: true });
+    expect(checkPathArguments({ path: "https://example.com/file.txt", file: "" }, mounts)).toEqual({ ok: true });
   });
-  it("refuses escapes, other folders and home paths", () => {
-    for (const bad of ["/data/../etc/passwd", "../secret", "/etc/passwd", "~/.ssh/id_rsa", "/database"]) {
-      const v = checkPathArguments({ path: bad }, mounts);
-      expect(v.ok, bad).toBe(false);
+
+  it("refuses escapes, other folders, home paths and relative paths", () => {
+    for (const bad of ["/data/../etc/passwd", "../secret", "../../etc/passwd", "sub/a.txt", "/etc/passwd", "~/.ssh/id_rsa", "/database"]) {
+      expect(refused({ path: bad }), bad).toBe(true);
     }
-    const v = checkPathArguments({ paths: ["/data/ok", "/root/x"] }, mounts);
-    expect(v).toMatchObject({ ok: false, argument: "paths", value: "/root/x" });
+    expect(checkPathArguments({ paths: ["/data/ok", "/root/x"] }, mounts)).toMatchObject({ ok: false, argument: "paths[1]", value: "/root/x" });
+    expect(checkPathArguments({ path: "sub/a.txt" }, mounts)).toMatchObject({ reason: expect.stringContaining("relative path") });
   });
-  it("checks arguments listed in config whatever their name", () => {
-    expect(checkPathArguments({ target: "/etc" }, mounts, ["target"]).ok).toBe(false);
-    expect(checkPathArguments({ target: "/etc" }, mounts).ok).toBe(true);
+
+  it("sees paths at any depth, named by where they are", () => {
+    const edits = { edits: [{ path: "/data/ok", text: "x" }, { path: "/etc/x" }] };
+    expect(checkPathArguments(edits, mounts)).toMatchObject({ ok: false, argument: "edits[1].path", value: "/etc/x" });
+    expect(refused({ options: { file: "/etc/shadow" } })).toBe(true);
+    expect(refused({ a: { b: { c: [[{ targetDir: "../../" }]] } } })).toBe(true);
+    expect(refused({ options: { file: "/data/ok", nested: { paths: ["/work/a", "/proc/self/environ"] } } })).toBe(true);
+    expect(refused({ options: { content: "/etc/shadow" } })).toBe(false);
+  });
+
+  it("sees file: URIs under any name and bare paths under URI names", () => {
+    for (const args of [
+      { uri: "file:///etc/passwd" },
+      { resource: "FILE:///etc/passwd" },
+      { source: "File://localhost/etc/passwd" },
+      { target: "file:///data/%2e%2e/etc/passwd" },
+      { items: [{ link: "file:///data/../../etc" }] },
+      { uri: "file://evil.host/data/x" },
+      { url: "/etc/passwd" },
+      { href: "../etc/passwd" },
+      { url: "~/.aws/credentials" },
+    ]) {
+      expect(refused(args), JSON.stringify(args)).toBe(true);
+    }
+  });
+
+  it("refuses %-encoded, backslashed and NUL tricks, and URLs that climb where a path goes", () => {
+    for (const bad of ["/data/%2e%2e/etc", "/data/%252e%252e/etc", "/data/..%2f..%2fetc", "/data/..\\..\\etc", "/etc/passwd\0/../../data/x", "http://x/../../../etc/passwd", "notes:2024/../../etc"]) {
+      expect(refused({ path: bad }), bad).toBe(true);
+    }
+  });
+
+  it("checks arguments listed in config whatever their name, by name or dotted path", () => {
+    expect(refused({ target: "/etc" }, ["target"])).toBe(true);
+    expect(refused({ target: "/etc" })).toBe(false);
+    expect(refused({ options: { target: "/etc" } }, ["options.target"])).toBe(true);
+    expect(refused({ list: [{ target: "/etc" }] }, ["target"])).toBe(true);
+  });
+
+  it("refuses what is too deep or too large to judge, quickly", () => {
+    let deep: unknown = { path: "/data/ok" };
+    for (let i = 0; i < MAX_DEPTH + 5; i++) deep = { next: deep };
+    expect(checkPathArguments({ deep }, mounts)).toMatchObject({ ok: false, reason: expect.stringContaining("deeper than") });
+    const many = { paths: Array.from({ length: MAX_PATHS + 1 }, (_, i) => `/data/f${i}`) };
+    expect(checkPathArguments(many, mounts)).toMatchObject({ ok: false, reason: expect.stringContaining("too many") });
+    const big = { rows: Array.from({ length: 2_000_000 }, () => 1) };
+    const start = performance.now();
+    expect(checkPathArguments(big, mounts)).toMatchObject({ ok: false, reason: expect.stringContaining("more than") });
+    const paths = { paths: Array.from({ length: MAX_PATHS }, (_, i) => `/data/sub/../f${i}`) };
+    expect(checkPathArguments(paths, mounts)).toEqual({ ok: true });
+    expect(performance.now() - start).toBeLessThan(500);
+  });
+
+  it("quotes at most a bit of a long refused value", () => {
+    const v = checkPathArguments({ path: `/etc/${"x".repeat(10_000)}` }, mounts);
+    expect(v.ok === false && v.reason.length).toBeLessThan(400);
   });
 });
