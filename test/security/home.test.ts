@@ -101,8 +101,8 @@ describe("planted links in mcpbox's folders", () => {
     }
     const r = mcpbox(["tools", "-c", runnerProject(dir), "--call", "code__run_code", JSON.stringify({ language: "bash", code: "echo ran" })], home, dir);
     expect(r.stdout + r.stderr).toContain("ran");
-    expect(r.stderr).toMatch(/\.jsonl is a symbolic link; mcpbox does not write through links/);
     expect(fs.readFileSync(victim, "utf8")).toBe("precious\n");
+    expect(r.stderr).toMatch(/\.jsonl is a symbolic link; mcpbox does not write through links/);
   }, 120_000);
 });
 
