@@ -2,6 +2,7 @@
  * Build contexts are small lists of files held in memory: the same list is hashed for the tag and packed into the
  * tar stream the engine reads, so what is hashed is exactly what is built. A folder is sent as `docker build` sends
  * it: regular files, and symlinks as links (never followed) that must point inside the folder (see guard.ts).
+ * A hard link is the file it names (one inode, no path to judge): sent as a regular file, as docker build does.
  */
 import fs from "node:fs";
 import path from "node:path";
