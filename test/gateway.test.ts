@@ -33,7 +33,7 @@ beforeAll(async () => {
     await nodeBaseImage(),
   ];
   p = project({
-    ev: { image: everything, mounts: [{ source: "./shared", target: "/data" }], tools: { deny: ["get-env"] }, approve: ["get-sum"] },
+    ev: { image: everything, mounts: [{ source: "./shared", target: "/data" }], tools: { deny: ["get-env"] }, approve: ["get-sum"], clientRequests: { sampling: true } },
     fs: { image: filesystem, args: ["/data"], mounts: [{ source: "./files", target: "/data" }] },
     raw: { image: node, command: ["node", "/fixture/raw-server.mjs"], mounts: [{ source: FIXTURES, target: "/fixture" }] },
   });

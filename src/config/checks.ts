@@ -112,6 +112,14 @@ export function checkConfig(config: ParsedConfig, file: string, env: CheckEnv = 
         });
       }
       prefixes.set(prefix, name);
+      if (server.prefix === undefined && d.prefix === undefined && (prefix.includes("__") || prefix.endsWith("_"))) {
+        problems.push({
+          severity: "error",
+          path: at,
+          message: `the server's name is its prefix, and a prefix must not contain "__" or end with "_" (the separator of prefix and name)`,
+          hint: `rename the server, or set servers.${name}.prefix`,
+        });
+      }
     }
   }
   if (config.build?.caCerts !== undefined && !env.exists(hostPath(dir, config.build.caCerts, env.home))) {

@@ -7,6 +7,7 @@ import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
 import { LineSplitter, type OversizeLine } from "./line-splitter.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -93,23 +94,40 @@ export class ContainerStdioTransport implements Transport {
     this.markClosed();
   }
 
+  /** One line of the server's stdout. Nothing in it may stop the gateway: whatever handling it throws stays its failure. */
   private handleLine(bytes: Buffer): void {
     if (this.closed || bytes.length === 0) return;
     const text = bytes.toString("utf8");
-    const json = this.intercept && !this.early ? parseJsonObject(text) : undefined;
-    if (json !== undefined && this.intercept?.(json)) return;
-    const message = json === undefined ? parseMessage(text) : validMessage(json);
-    if (message) this.dispatch(() => this.onmessage?.(message));
-    else if (text.trim() !== "") this.onNonJsonLine(text);
+    try {
+      if (nestedDeeperThan(text)) {
+        const why = `nested deeper than ${MAX_JSON_DEPTH} levels`;
+        return this.refuse({ head: bytes.subarray(0, 256), tail: bytes.subarray(-256), bytes: bytes.length }, new Error(`a message from the server is ${why}; it was dropped`), why);
+      }
+      const json = this.intercept && !this.early ? parseJsonObject(text) : undefined;
+      if (json !== undefined && this.intercept?.(json)) return;
+      const message = json === undefined ? parseMessage(text) : validMessage(json);
+      if (message) this.dispatch(() => this.onmessage?.(message));
+      else if (text.trim() !== "") this.onNonJsonLine(text);
+    } catch (e) {
+      this.onNonJsonLine(`(a message mcpbox could not handle: ${e instanceof Error ? e.message : String(e)}) ${text.slice(0, 200)}`);
+    }
   }
 
   private handleOversize(info: OversizeLine): void {
     if (this.closed) return;
-    const error = new MessageTooLargeError(info.bytes, this.limit);
+    try {
+      this.refuse(info, new MessageTooLargeError(info.bytes, this.limit), `larger than the ${formatBytes(this.limit)} message limit`);
+    } catch (e) {
+      this.onNonJsonLine(`(an oversized message mcpbox could not handle: ${e instanceof Error ? e.message : String(e)})`);
+    }
+  }
+
+  /** A message that is dropped: reported, and when it answers a request, that request fails at once. */
+  private refuse(info: OversizeLine, error: Error, why: string): void {
     this.dispatch(() => this.onerror?.(error));
     const id = responseIdOf(info);
     if (id === undefined) return;
-    const message = `the server's response is larger than the ${formatBytes(this.limit)} message limit; mcpbox dropped it`;
+    const message = `the server's response is ${why}; mcpbox dropped it`;
     const response = { jsonrpc: "2.0" as const, id, error: { code: -32603, message } };
     if (!this.early && this.intercept?.(response)) return;
     this.dispatch(() => this.onmessage?.(response));

@@ -40,3 +40,18 @@ describe("buildCatalog", () => {
     expect(c.exposedUri("b", "test://1")).toBe("mcpbox://b/test%3A%2F%2F1");
   });
 });
+
+describe("resource templates", () => {
+  const t = (uriTemplate: string) => ({ uriTemplate, name: uriTemplate });
+  it("routes to the most specific template and refuses bare catch-alls", () => {
+    const c = buildCatalog([
+      { server: server("wide"), lists: { ...EMPTY_LISTS, templates: [t("note://{+path}"), t("{+anything}"), t("{scheme}://x")] } },
+      { server: server("narrow"), lists: { ...EMPTY_LISTS, templates: [t("note://team/{id}")] } },
+    ]);
+    expect(c.templates.map((x) => x.uriTemplate)).toEqual(["note://team/{id}", "note://{+path}"]);
+    expect(c.refusedTemplates).toHaveLength(2);
+    expect(routeResource(c, "note://team/42")).toEqual({ server: "narrow", uri: "note://team/42" });
+    expect(routeResource(c, "note://other/1")).toEqual({ server: "wide", uri: "note://other/1" });
+    expect(routeResource(c, "file:///etc/passwd")).toBeUndefined();
+  });
+});

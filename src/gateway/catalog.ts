@@ -7,6 +7,7 @@ import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { toolPolicy } from "./guards.ts";
 import type { ServerLists } from "./lists.ts";
+import type { NameClaims } from "./claims.ts";
 import { assignNames } from "./names.ts";
 
 export interface Route<T> {
@@ -30,6 +31,8 @@ export interface Catalog {
   /** client-side resource URI for a server's own URI (differs only after a clash) */
   exposedUri(server: string, uri: string): string;
   collisions: string[];
+  /** templates not served: they would match any URI (a server may answer only for its own URIs) */
+  refusedTemplates: string[];
 }
 
 export interface CatalogInput {
@@ -37,8 +40,11 @@ export interface CatalogInput {
   lists: ServerLists;
 }
 
-/** transparent: one server, no prefix: names are passed through untouched */
-export function buildCatalog(inputs: readonly CatalogInput[], transparent = false): Catalog {
+/**
+ * transparent: one server, no prefix: names are passed through untouched. claims: the session's owners of raw
+ * resource URIs (claims.ts), so a URI served as it is never moves to another server.
+ */
+export function buildCatalog(inputs: readonly CatalogInput[], transparent = false, claims?: NameClaims): Catalog {
   const collisions: string[] = [];
   const tools = named(inputs, (l) => l.tools, transparent, collisions);
   const hiddenTools = new Map<string, Route<Tool>>();
@@ -48,8 +54,20 @@ export function buildCatalog(inputs: readonly CatalogInput[], transparent = fals
     (policy.visible(route.name) ? toolRoutes : hiddenTools).set(exposed, route);
   }
   const promptRoutes = named(inputs, (l) => l.prompts, transparent, collisions);
-  const { routes: resourceRoutes, renamed } = uris(inputs, (l) => l.resources.map((r) => [r.uri, r] as const));
-  const templateRoutes = uris(inputs, (l) => l.templates.map((t) => [t.uriTemplate, t] as const)).routes;
+  const { routes: resourceRoutes, renamed } = uris(inputs, (l) => l.resources.map((r) => [r.uri, r] as const), claims);
+  const refusedTemplates: string[] = [];
+  const servable = inputs.map(({ server, lists }) => ({
+    server,
+    lists: {
+      ...lists,
+      templates: lists.templates.filter((t) => {
+        if (literalPrefix(t.uriTemplate).length > 0 && SCHEME.test(t.uriTemplate)) return true;
+        refusedTemplates.push(`${server.name}: resource template "${t.uriTemplate}" is refused: it would match any URI (start it with a scheme, e.g. "note://{id}")`);
+        return false;
+      }),
+    },
+  }));
+  const templateRoutes = rankTemplates(uris(servable, (l) => l.templates.map((t) => [t.uriTemplate, t] as const)).routes);
   return {
     tools: [...toolRoutes].map(([name, r]) => ({ ...r.item, name })),
     prompts: [...promptRoutes].map(([name, r]) => ({ ...r.item, name })),
@@ -62,6 +80,7 @@ export function buildCatalog(inputs: readonly CatalogInput[], transparent = fals
     templateRoutes,
     exposedUri: (server, uri) => renamed.get(`${server}\0${uri}`) ?? uri,
     collisions,
+    refusedTemplates,
   };
 }
 
@@ -79,14 +98,20 @@ function named<T extends { name: string }>(
   return new Map(assigned.items.map((a, i) => [a.exposed, { server: a.server, name: a.name, item: requests[i]!.item }]));
 }
 
-/** URIs stay as they are; on a clash the later server's URI becomes `mcpbox://<server>/<encoded uri>`. */
-function uris<T>(inputs: readonly CatalogInput[], pick: (l: ServerLists) => (readonly [string, T])[]) {
+/**
+ * URIs stay as they are; on a clash the URI of the server that does not own it (claims: the first served with it in
+ * this session; otherwise the later one) becomes `mcpbox://<server>/<encoded uri>`.
+ */
+function uris<T>(inputs: readonly CatalogInput[], pick: (l: ServerLists) => (readonly [string, T])[], claims?: NameClaims) {
   const routes = new Map<string, Route<T>>();
   const renamed = new Map<string, string>();
-  for (const { server, lists } of inputs) {
-    for (const [uri, item] of pick(lists)) {
+  const picked = inputs.map(({ server, lists }) => ({ server, items: pick(lists) }));
+  for (const { server, items } of picked) for (const [uri] of items) if (!claims?.owner("resource", uri)) claims?.claim("resource", uri, server.name);
+  for (const { server, items } of picked) {
+    for (const [uri, item] of items) {
       let exposed = uri;
-      if (routes.has(uri)) {
+      const owner = claims?.owner("resource", uri);
+      if (owner === undefined ? routes.has(uri) : owner !== server.name) {
         exposed = `mcpbox://${encodeURIComponent(server.name)}/${encodeURIComponent(uri)}`;
         renamed.set(`${server.name}\0${uri}`, exposed);
       }
@@ -96,7 +121,19 @@ function uris<T>(inputs: readonly CatalogInput[], pick: (l: ServerLists) => (rea
   return { routes, renamed };
 }
 
-/** The server that owns a resource URI: listed, else matched by one of the templates, else undefined. */
+const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
+
+/** The literal text of a URI template before its first expression. */
+const literalPrefix = (template: string): string => template.split("{")[0]!;
+
+/** Most specific first: the longest literal prefix, then the most literal text; ties keep their order. */
+function rankTemplates<T>(routes: Map<string, Route<T>>): Map<string, Route<T>> {
+  const literal = (t: string) => t.replace(/\{[^}]*\}/g, "").length;
+  const ranked = [...routes].sort(([a], [b]) => literalPrefix(b).length - literalPrefix(a).length || literal(b) - literal(a));
+  return new Map(ranked);
+}
+
+/** The server that owns a resource URI: listed, else matched by the most specific template, else undefined. */
 export function routeResource(catalog: Catalog, uri: string): { server: string; uri: string } | undefined {
   const listed = catalog.resourceRoutes.get(uri);
   if (listed) return { server: listed.server, uri: listed.name };

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ResolvedServer } from "../config/resolve.ts";
 import type { AuditRecord } from "./audit.ts";
 import { buildCatalog } from "./catalog.ts";
+import { CAPS, TokenBucket } from "./limits.ts";
 import { GatewayEvents } from "./events.ts";
 import { FastLane } from "./fast-lane.ts";
 import type { Gateway } from "./gateway.ts";
@@ -35,6 +36,7 @@ interface FakeUpstream {
   server: ResolvedServer;
   running: boolean;
   sent: Record<string, unknown>[];
+  notifications: TokenBucket;
   sendRaw(line: string): boolean;
 }
 
@@ -44,6 +46,7 @@ function upstream(s: ResolvedServer): FakeUpstream {
     server: s,
     running: true,
     sent: [],
+    notifications: new TokenBucket(CAPS.notificationsPerSecond, CAPS.notificationBurst),
     sendRaw(line) {
       if (this.running) this.sent.push(JSON.parse(line) as Record<string, unknown>);
       return this.running;

@@ -10,7 +10,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { record, timeoutReason, type CallInfo } from "./calls.ts";
 import type { CallOutcome } from "./events.ts";
-import { logFrom } from "./forward.ts";
+import { admitNotification, logFrom } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";
 import { planToolCall } from "./tool-call.ts";
@@ -71,7 +71,9 @@ export class FastLane {
   fromServer(up: Upstream, m: unknown): boolean {
     if (!isRecord(m)) return false;
     if (m.method === "notifications/progress") return this.#progress(up, m.params);
-    if (m.method === "notifications/message" && isRecord(m.params)) return this.#notify("notifications/message", logFrom(up.name, m.params));
+    if (m.method === "notifications/message" && isRecord(m.params)) {
+      return !admitNotification(this.#gw, up) || this.#notify("notifications/message", logFrom(up.name, m.params));
+    }
     if (typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
     const p = this.#pending.get(m.id);
     // answered after a timeout or a cancel: nobody waits for it; another server's call: a server answers only its own
@@ -101,7 +103,7 @@ export class FastLane {
 
   /** Written at once, so a server's notifications and answers reach the client in the order it wrote them. */
   #notify(method: string, params: object): true {
-    this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method, params }));
+    this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method, params }), true);
     return true;
   }
 

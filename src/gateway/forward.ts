@@ -2,23 +2,48 @@
  * Traffic from the servers to the client (SPEC 4.1): requests (sampling, elicitation, translated roots),
  * notifications (logging with the server's name, resource updates, list changes), states and stderr.
  */
-import { ResultSchema, type McpError, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, McpError, ResultSchema, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { messageOf } from "../errors.ts";
+import { routeResource } from "./catalog.ts";
+import { vetClientRequest } from "./client-requests.ts";
 import type { Gateway } from "./gateway.ts";
+import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
 import type { Upstream, UpstreamHooks } from "./upstream.ts";
 
 export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCapabilities>): UpstreamHooks {
   const relisting = new Map<Upstream, Promise<void>>();
   const dirty = new Set<Upstream>();
+  const pending = new Map<Upstream, number>();
+  const capped = new Set<Upstream>();
+  const lastRelistError = new Map<Upstream, string>();
+  const lastRelist = new Map<Upstream, number>();
 
-  /** Coalesces bursts of list_changed: one relist at a time per server, one more if asked meanwhile. */
+  /**
+   * Coalesces bursts of list_changed: one relist at a time per server, one more if asked meanwhile, and at most one
+   * per CAPS.relistIntervalMs (a server flooding list_changed costs the gateway one relist a second).
+   */
   const relist = (up: Upstream): void => {
     dirty.add(up);
     if (relisting.has(up)) return;
     const run = async () => {
-      while (dirty.delete(up)) {
-        if (await up.relist().catch(() => false)) {
+      while (dirty.has(up)) {
+        const wait = (lastRelist.get(up) ?? 0) + CAPS.relistIntervalMs - Date.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
+        dirty.delete(up);
+        lastRelist.set(up, Date.now());
+        if (process.env.MCPBOX_DEBUG) gw.options.log(`${up.name}: relisting`);
+        const changed = await up.relist().then(
+          (c) => (lastRelistError.delete(up), c),
+          (e: unknown) => {
+            const why = `${up.name}: its new lists are not served: ${messageOf(e)}`;
+            if (lastRelistError.get(up) !== why) gw.options.log(why);
+            lastRelistError.set(up, why);
+            return false;
+          },
+        );
+        if (changed) {
           gw.options.listCache?.write(up.server, up.lists);
           announce(gw);
         }
@@ -31,14 +56,29 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
   return {
     clientCapabilities: clientCaps,
 
+    /** A server's request to the client: policy first (client-requests.ts), then at most CAPS.pendingClientRequests at once. */
     async onRequest(up: Upstream, request: Request, signal: AbortSignal): Promise<Result> {
-      if (request.method === "roots/list") {
-        const caps = await clientCaps();
-        if (!caps.roots) return { roots: [] };
-        const { roots } = await gw.server.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
-        return { roots: translateRoots(roots, up.server.mounts) };
+      const vetted = vetClientRequest(up.server, request);
+      const waiting = pending.get(up) ?? 0;
+      if (waiting >= CAPS.pendingClientRequests) {
+        const why = capMessage.pending(up.name);
+        if (!capped.has(up)) gw.options.log(why); // once per burst
+        capped.add(up);
+        throw new McpError(ErrorCode.InvalidRequest, why);
       }
-      return gw.server.request(request as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+      pending.set(up, waiting + 1);
+      try {
+        if (vetted.method === "roots/list") {
+          const caps = await clientCaps();
+          if (!caps.roots) return { roots: [] };
+          const { roots } = await gw.server.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
+          return { roots: translateRoots(roots, up.server.mounts) };
+        }
+        return await gw.server.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+      } finally {
+        pending.set(up, (pending.get(up) ?? 1) - 1);
+        if ((pending.get(up) ?? 0) === 0) capped.delete(up);
+      }
     },
 
     onNotification(up: Upstream, n: Notification): void {
@@ -50,15 +90,16 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           relist(up);
           return;
         case "notifications/message":
-          notify(gw, { method: n.method, params: logFrom(up.name, params) });
+          if (admitNotification(gw, up)) notify(gw, { method: n.method, params: logFrom(up.name, params) });
           return;
         case "notifications/resources/updated": {
-          const uri = typeof params.uri === "string" ? gw.catalog.exposedUri(up.name, params.uri) : params.uri;
-          notify(gw, { method: n.method, params: { ...params, uri } });
+          // only for its own URIs: one it was subscribed to, or one the catalog routes to it
+          if (typeof params.uri !== "string" || !ownsUri(gw, up, params.uri) || !admitNotification(gw, up)) return;
+          notify(gw, { method: n.method, params: { ...params, uri: gw.catalog.exposedUri(up.name, params.uri) } });
           return;
         }
         default:
-          notify(gw, n);
+          return; // unknown notifications are dropped (SPEC 9): a server says only what the gateway understands
       }
     },
 
@@ -107,6 +148,29 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       for (const uri of up.subscriptions) await client.subscribeResource({ uri }).catch(() => {});
     },
   };
+}
+
+function ownsUri(gw: Gateway, up: Upstream, uri: string): boolean {
+  return up.subscriptions.has(uri) || routeResource(gw.catalog, gw.catalog.exposedUri(up.name, uri))?.server === up.name;
+}
+
+const summaries = new WeakMap<Upstream, NodeJS.Timeout>();
+
+/**
+ * Whether one more notification of this server may go to the client: within its rate (CAPS), and while the client
+ * keeps up. What is dropped is summed up on stderr once a second, not a line per drop.
+ */
+export function admitNotification(gw: Gateway, up: Upstream): boolean {
+  if (up.notifications.take()) return true;
+  if (!summaries.has(up)) {
+    const timer = setTimeout(() => {
+      summaries.delete(up);
+      gw.options.log(capMessage.notifications(up.name, up.notifications.drained()));
+    }, 1000);
+    timer.unref();
+    summaries.set(up, timer);
+  }
+  return false;
 }
 
 /** A server's log message as the client sees it: the logger names the server. */

@@ -17,10 +17,11 @@ import { VERSION } from "../version.ts";
 import type { AuditSink } from "./audit.ts";
 import { ALL_CAPABILITIES, joinInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
+import { acceptLists, NameClaims } from "./claims.ts";
 import type { GatewayEvents } from "./events.ts";
 import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";
-import { EMPTY_LISTS } from "./lists.ts";
+import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
 import { registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
 import type { ListCache } from "./list-cache.ts";
@@ -56,6 +57,10 @@ export class Gateway {
   initialized = false;
   #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
+  /** who holds which name for this session, and the lists each server is served with (claims.ts) */
+  readonly #claims = new NameClaims();
+  readonly #accepted = new Map<string, ServerLists>();
+  readonly #reported = new Set<string>();
   #resolveClientCaps!: (caps: ClientCapabilities) => void;
 
   constructor(options: GatewayOptions) {
@@ -136,15 +141,25 @@ export class Gateway {
 
   rebuildCatalog(): { tools: boolean; prompts: boolean; resources: boolean } {
     const before = this.catalog;
-    const inputs = [...this.upstreams.values()].map((u) => ({ server: u.server, lists: u.lists }));
-    this.catalog = buildCatalog(inputs, this.transparent);
+    const proposals = [...this.upstreams.values()].map((u) => ({ server: u.server, lists: u.lists }));
+    const { lists, refusals } = acceptLists(proposals, this.#accepted, this.#claims, this.transparent);
+    this.catalog = buildCatalog(lists, this.transparent, this.#claims);
     for (const line of this.catalog.collisions) if (!before.collisions.includes(line)) this.options.log(`name clash: ${line}`);
+    for (const line of [...refusals, ...this.catalog.refusedTemplates]) this.#reportOnce(line);
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     return {
       tools: !same(before.tools, this.catalog.tools),
       prompts: !same(before.prompts, this.catalog.prompts),
       resources: !same(before.resources, this.catalog.resources) || !same(before.templates, this.catalog.templates),
     };
+  }
+
+  /** A refusal is told once per session on stderr and to the client as a log message, not at every relist. */
+  #reportOnce(line: string): void {
+    if (this.#reported.has(line) || this.#reported.size >= 1000) return;
+    this.#reported.add(line);
+    this.options.log(line);
+    if (this.initialized) void this.server.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
   }
 
   upstream(name: string): Upstream {

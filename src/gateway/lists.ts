@@ -1,6 +1,7 @@
 /** What one server offers, gathered over every page. */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { CAPS, capMessage } from "./limits.ts";
 
 export interface ServerLists {
   tools: Tool[];
@@ -13,30 +14,44 @@ export type ListKind = keyof ServerLists;
 
 export const EMPTY_LISTS: ServerLists = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] }) as ServerLists;
 
-const MAX_PAGES = 1000;
-
-export async function listAll(client: Client, caps: ServerCapabilities | undefined, timeout: number): Promise<ServerLists> {
+/** Everything a server lists, within the caps of limits.ts (a server over one fails with the cap named). */
+export async function listAll(client: Client, caps: ServerCapabilities | undefined, timeout: number, server = "?"): Promise<ServerLists> {
+  const budget = { bytes: 0 };
   const [tools, prompts, resources, templates] = await Promise.all([
-    caps?.tools ? listKind(client, "tools", timeout) : [],
-    caps?.prompts ? listKind(client, "prompts", timeout) : [],
-    caps?.resources ? listKind(client, "resources", timeout) : [],
-    caps?.resources ? listKind(client, "templates", timeout) : [],
+    caps?.tools ? listKind(client, "tools", timeout, server, budget) : [],
+    caps?.prompts ? listKind(client, "prompts", timeout, server, budget) : [],
+    caps?.resources ? listKind(client, "resources", timeout, server, budget) : [],
+    caps?.resources ? listKind(client, "templates", timeout, server, budget) : [],
   ]);
   return { tools, prompts, resources, templates } as ServerLists;
 }
 
-export async function listKind<K extends ListKind>(client: Client, kind: K, timeout: number): Promise<ServerLists[K]> {
+const KIND_NAMES: Record<ListKind, string> = { tools: "tools", prompts: "prompts", resources: "resources", templates: "resource templates" };
+
+export async function listKind<K extends ListKind>(
+  client: Client,
+  kind: K,
+  timeout: number,
+  server = "?",
+  budget = { bytes: 0 },
+): Promise<ServerLists[K]> {
   const out: unknown[] = [];
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
+  for (let page = 0; ; page++) {
+    if (page >= CAPS.listPages) throw capError(capMessage.listPages(server, KIND_NAMES[kind]));
     const params = cursor === undefined ? {} : { cursor };
     const r = await pageOf(client, kind, params, timeout);
+    if (out.length + r.items.length > CAPS.listItems) throw capError(capMessage.listItems(server, KIND_NAMES[kind]));
+    budget.bytes += JSON.stringify(r.items).length;
+    if (budget.bytes > CAPS.listBytes) throw capError(capMessage.listBytes(server));
     out.push(...r.items);
     if (!r.nextCursor || r.nextCursor === cursor) break;
     cursor = r.nextCursor;
   }
   return out as ServerLists[K];
 }
+
+const capError = (message: string) => new Error(message);
 
 async function pageOf(client: Client, kind: ListKind, params: { cursor?: string }, timeout: number) {
   const opts = { timeout };

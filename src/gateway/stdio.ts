@@ -5,6 +5,8 @@
  */
 import type { Readable, Writable } from "node:stream";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
+import { CAPS } from "./limits.ts";
 import type { RawChannel } from "./raw-channel.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -67,6 +69,16 @@ export class BoundedStdioTransport implements RawChannel {
   }
 
   #line(line: string): void {
+    try {
+      this.#handle(line);
+    } catch (e) {
+      // one bad message must not stop the gateway: it is refused like any other invalid one
+      this.#reject(ErrorCode.InternalError, `mcpbox could not handle this message: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  #handle(line: string): void {
+    if (nestedDeeperThan(line)) return this.#reject(ErrorCode.InvalidRequest, `Invalid request: nested deeper than ${MAX_JSON_DEPTH} levels`);
     let json: unknown;
     try {
       json = JSON.parse(line); // JSON whitespace includes the \r of a CRLF
@@ -101,14 +113,21 @@ export class BoundedStdioTransport implements RawChannel {
     return this.#write(message);
   }
 
-  sendLine(json: string): boolean {
+  /** droppable: a notification, dropped while the client is not reading (answers never are: memory stays bounded). */
+  sendLine(json: string, droppable = false): boolean {
     if (this.#closed || this.#out.destroyed) return false;
+    if (droppable && this.#backedUp()) return true;
     this.#out.write(json + "\n");
     return true;
   }
 
+  #backedUp(): boolean {
+    return this.#out.writableLength > CAPS.clientQueueBytes;
+  }
+
   #write(message: unknown): Promise<void> {
     if (this.#closed || this.#out.destroyed) return Promise.resolve();
+    if (this.#backedUp() && !("id" in (message as object)) && "method" in (message as object)) return Promise.resolve();
     return new Promise((resolve) => {
       if (this.#out.write(JSON.stringify(message) + "\n")) resolve();
       else this.#out.once("drain", resolve);

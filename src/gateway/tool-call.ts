@@ -8,7 +8,6 @@ import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
 import { toolPolicy } from "./guards.ts";
 import { checkPathArguments } from "./paths.ts";
-import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** What the guards say of a call, before anything is sent (shared by this path and the fast lane). */
@@ -43,27 +42,44 @@ export async function callTool(gw: Gateway, request: CallToolRequest, extra: Ext
   if (plan.kind === "hidden") return refuse(gw, plan.server, plan.tool, args, "denied", plan.reason);
   const { up, tool } = plan;
   if (plan.kind === "outside") return refuse(gw, up.name, tool, args, "denied", plan.reason);
+  let exact = args;
   if (plan.kind === "approve") {
-    const verdict = await askApproval(gw, up, tool, args, extra);
+    // the approval holds for exactly what the person saw: a copy taken before asking is what is sent
+    exact = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
+    const verdict = await askApproval(gw, up, tool, exact, extra);
     if (verdict !== "approved") {
       const why =
         verdict === "refused"
           ? `tool ${tool} of server ${up.name} needs a person's approval (approve in the config), and this MCP client cannot ask for it (no elicitation support)`
-          : `a person declined this call of ${tool} (server ${up.name})`;
-      return refuse(gw, up.name, tool, args, verdict, why);
+          : verdict === "too-long"
+            ? `the arguments of this call of ${tool} (server ${up.name}) are too long to show for approval (over ${MAX_APPROVAL_CHARS} characters)`
+            : `a person declined this call of ${tool} (server ${up.name})`;
+      return refuse(gw, up.name, tool, args, verdict === "too-long" ? "refused" : verdict, why);
     }
     guardEvent(gw, up.name, tool, "approved", "approved by a person");
   }
-  const params = { ...request.params, name: tool };
+  const params = { ...request.params, name: tool, arguments: exact };
   const result = await forward(gw, up, { method: "tools/call", params }, extra, { method: "tools/call", tool, args });
   return result as CallToolResult;
 }
 
-type Verdict = "approved" | "denied" | "refused";
+type Verdict = "approved" | "denied" | "refused" | "too-long";
+
+/** The most of a call's arguments an approval prompt shows; a call with more cannot be approved (nothing is hidden). */
+export const MAX_APPROVAL_CHARS = 4000;
+
+/** JSON with every character that could hide or reorder text (C0, DEL, C1, bidi, invisible, separators) escaped. */
+export function shownArguments(args: unknown, redact: (s: string) => string): string {
+  return redact(JSON.stringify(args) ?? "{}").replace(
+    /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
 
 async function askApproval(gw: Gateway, up: Upstream, tool: string, args: unknown, extra: Extra): Promise<Verdict> {
   if (!gw.server.getClientCapabilities()?.elicitation) return "refused";
-  const shown = JSON.stringify(auditValue(args, gw.options.redact, 200));
+  const shown = shownArguments(args, gw.options.redact);
+  if (shown.length > MAX_APPROVAL_CHARS) return "too-long";
   const result = await gw.server.request(
     {
       method: "elicitation/create",
@@ -88,6 +104,6 @@ function refuse(gw: Gateway, server: string, tool: string, args: unknown, decisi
   return { isError: true, content: [{ type: "text", text: `mcpbox refused this call: ${reason}` }] };
 }
 
-function guardEvent(gw: Gateway, server: string, tool: string, decision: Verdict, reason: string): void {
+function guardEvent(gw: Gateway, server: string, tool: string, decision: "denied" | "approved" | "refused", reason: string): void {
   gw.options.events.emit({ type: "guard", at: Date.now(), server, tool, decision, reason: gw.options.redact(reason) });
 }

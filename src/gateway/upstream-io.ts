@@ -2,12 +2,18 @@
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { LaunchedServer } from "./launcher.ts";
 
-/** What the gateway tells a server it can do: what the real client can do (the gateway forwards it). */
-export function upstreamCapabilities(client: ClientCapabilities): ClientCapabilities {
+/**
+ * What the gateway tells a server it can do: what the real client can do (the gateway forwards it), less what the
+ * server's clientRequests policy does not allow (SPEC 9).
+ */
+export function upstreamCapabilities(
+  client: ClientCapabilities,
+  allowed: { sampling: boolean; elicitation: boolean; roots: boolean } = { sampling: true, elicitation: true, roots: true },
+): ClientCapabilities {
   const caps: ClientCapabilities = {};
-  if (client.sampling) caps.sampling = client.sampling;
-  if (client.elicitation) caps.elicitation = client.elicitation;
-  if (client.roots) caps.roots = { listChanged: true };
+  if (client.sampling && allowed.sampling) caps.sampling = client.sampling;
+  if (client.elicitation && allowed.elicitation) caps.elicitation = client.elicitation;
+  if (client.roots && allowed.roots) caps.roots = { listChanged: true };
   return caps;
 }
 

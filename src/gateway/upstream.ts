@@ -19,6 +19,7 @@ import { messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { ServerState } from "./events.ts";
 import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
+import { CAPS, TokenBucket } from "./limits.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
 import { isRawChannel } from "./raw-channel.ts";
 import { deferResponses, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
@@ -56,6 +57,8 @@ export class Upstream {
   startedAt: number | undefined;
   lastError: string | undefined;
   readonly subscriptions = new Set<string>();
+  /** the server's budget of notifications to the client (limits.ts) */
+  readonly notifications = new TokenBucket(CAPS.notificationsPerSecond, CAPS.notificationBurst);
 
   readonly #launcher: Launcher;
   readonly #hooks: UpstreamHooks;
@@ -136,16 +139,20 @@ export class Upstream {
       const previous = this.lists;
       this.#client = client;
       await this.#hooks.onReady(this, client);
-      this.lists = await listAll(client, this.capabilities, startupMs);
+      this.lists = await listAll(client, this.capabilities, startupMs, this.name);
       this.startedAt = Date.now();
       this.lastError = undefined;
       this.#setState("running");
       if (JSON.stringify(previous) !== JSON.stringify(this.lists)) this.#hooks.onListsChanged(this);
       return client;
     } catch (e) {
-      this.lastError = messageOf(e);
+      const why = messageOf(e);
       this.#client = undefined;
-      if (launched) await launched.stop(1000).catch(() => {});
+      if (launched) {
+        if (this.#launched === launched) this.#launched = undefined; // its exit is this failure, not a crash to report
+        await launched.stop(1000).catch(() => {});
+      }
+      this.lastError = why;
       this.#setState(this.#stopped ? "stopped" : "failed", this.lastError);
       if (this.restarts > 0) this.#scheduleRestart();
       throw this.#downError(this.lastError);
@@ -154,7 +161,7 @@ export class Upstream {
 
   async #connect(launched: LaunchedServer, timeout: number): Promise<Client> {
     const caps = await this.#hooks.clientCapabilities();
-    const client = new Client({ name: "mcpbox", version: VERSION }, { capabilities: upstreamCapabilities(caps) });
+    const client = new Client({ name: "mcpbox", version: VERSION }, { capabilities: upstreamCapabilities(caps, this.server.clientRequests) });
     client.fallbackRequestHandler = (request, extra) => this.#hooks.onRequest(this, request, extra.signal);
     client.fallbackNotificationHandler = async (n) => this.#hooks.onNotification(this, n);
     client.onerror = () => {}; // transport hiccups surface as failed requests or an exit
@@ -207,7 +214,7 @@ export class Upstream {
   async relist(): Promise<boolean> {
     const client = this.#client;
     if (!client || this.state !== "running") return false;
-    const next = await listAll(client, this.capabilities, this.server.timeouts.startupMs);
+    const next = await listAll(client, this.capabilities, this.server.timeouts.startupMs, this.name);
     const changed = JSON.stringify(next) !== JSON.stringify(this.lists);
     this.lists = next;
     return changed;
