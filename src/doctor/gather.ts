@@ -10,7 +10,7 @@ import { DEFAULTS, resolveConfig, type ResolvedConfig } from "../config/resolve.
 import { engineAddress } from "../docker/engine.ts";
 import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from "../docker/probe.ts";
 import { isMcpboxError, messageOf } from "../errors.ts";
-import { mcpboxHome, privateFolder } from "../home.ts";
+import { mcpboxHome, privateFolder, UntrustedFolder } from "../home.ts";
 import * as C from "./checks.ts";
 
 export interface DoctorOptions {
@@ -102,7 +102,11 @@ export function socketFacts(address: string): C.SocketFacts {
 function homeResult(home: string): C.CheckResult {
   const probe = path.join(home, `.doctor-${process.pid}`);
   try {
-    privateFolder(home, "$MCPBOX_HOME"); // made 0700; another user's, or one others can write, fails the check
+    try {
+      privateFolder(home, "$MCPBOX_HOME"); // made 0700; another user's, or one others can write, fails the check
+    } catch (e) {
+      throw e instanceof UntrustedFolder ? e : ((e as Error).cause ?? e); // the file system's own words
+    }
     fs.writeFileSync(probe, "", { flag: "wx" });
     fs.rmSync(probe);
     return C.homeCheck(home);
