@@ -1,7 +1,8 @@
 /**
  * Config discovery (SPEC 1): the working folder, then each folder above it, for the SPEC's names only; never past
  * the repository root (a folder holding .git) or the user's home, and never into a folder the user does not own
- * or that other users may write (a file planted there is not the user's config). The file system is passed in.
+ * or that other users may write (a file planted there is not the user's config). Root's folders count as the user's:
+ * only root can plant a file there, and root can replace mcpbox itself. The file system is passed in.
  */
 import path from "node:path";
 
@@ -39,7 +40,7 @@ function notTheUsers(dir: string, dfs: DiscoverFs): string | undefined {
   if (dfs.uid === undefined) return undefined;
   const st = dfs.stat(dir);
   if (!st) return "cannot be read";
-  if (st.uid !== dfs.uid) return `is owned by uid ${st.uid}, not by you`;
+  if (st.uid !== dfs.uid && st.uid !== 0) return `is owned by uid ${st.uid}, not by you`;
   if (st.mode & 0o022) return "other users can write";
   return undefined;
 }

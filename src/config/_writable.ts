@@ -69,12 +69,14 @@ export function writableDanger(source: string, configModules: readonly string[],
   const ci = env.caseInsensitive(source);
   const fold = (p: string) => (ci ? path.resolve(p).toLowerCase() : path.resolve(p));
   const p = fold(source);
-  for (const g of guardedPaths(configModules, env)) {
-    const q = fold(g.path);
-    if (p === q) return `is ${g.what}`;
-    if (isInside(q, p)) return `holds ${g.what}`;
-    if (g.rule === "area" && isInside(p, q)) return `is inside ${g.what}`;
-  }
+  const guarded = guardedPaths(configModules, env).map((g) => ({ ...g, q: fold(g.path) }));
+  // the most precise reason first: the path itself, then what it holds, then what it is inside
+  const same = guarded.find((g) => g.q === p);
+  if (same) return `is ${same.what}`;
+  const held = guarded.find((g) => isInside(g.q, p));
+  if (held) return `holds ${held.what}`;
+  const around = guarded.find((g) => g.rule === "area" && isInside(p, g.q));
+  if (around) return `is inside ${around.what}`;
   for (const marker of PROJECT_MARKERS) {
     if (env.exists(path.join(source, marker))) return `holds ${marker}, which git or an MCP client runs from`;
   }

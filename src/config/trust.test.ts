@@ -71,6 +71,11 @@ describe("discovery (SPEC 1)", () => {
     const shared = discover("/tmp/w", NAMES, dfs(["/tmp/sandbox.config.ts"], { "/tmp": { uid: 1000, mode: 0o41777 } }));
     expect(shared).toMatchObject({ file: undefined, searched: ["/tmp/w"], stop: "before /tmp, which other users can write" });
   });
+  it("searches root's folders too (only root can plant a file there)", () => {
+    const d = discover("/opt/tool/sub", NAMES, dfs(["/opt/tool/sandbox.config.ts"], { "/opt/tool/sub": { uid: 0, mode: 0o40755 }, "/opt/tool": { uid: 0, mode: 0o40755 } }));
+    expect(d.file).toBe("/opt/tool/sandbox.config.ts");
+  });
+
   it("stops at the file system root", () => {
     expect(discover("/a", NAMES, dfs([], {}, 0))).toEqual({ file: undefined, searched: ["/a", "/"], stop: "at /" });
   });
