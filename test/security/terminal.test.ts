@@ -34,18 +34,24 @@ function mcpbox(p: TestProject, args: string[]) {
   return r;
 }
 
+/** JSON with every non-ASCII character escaped: config values may hold no control character (boundary 8). */
+const ascii = (v: unknown) => JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+
 const shown = (s: string) => JSON.stringify(s.match(new RegExp(`.{0,30}${RAW_CONTROL.source}.{0,30}`))?.[0]);
 
 describe("escape sequences from a server never reach the terminal", () => {
   it("mcpbox tools: descriptions and answers are printed without them", () => {
     const p = project({
       evil: hostileServer({
-        name: `evil${NASTY}NAME`,
-        lists: {
-          tools: [
-            { name: "echo", description: `${NASTY}echoes\rOVERWRITTEN`, inputSchema: { type: "object" } },
-            { name: "other", description: `\u009b2Jplain\x1b[?1049h second`, inputSchema: { type: "object" } },
-          ],
+        extra: {
+          env: {
+            HOSTILE_LISTS: ascii({
+              tools: [
+                { name: "echo", description: `${NASTY}echoes\rOVERWRITTEN`, inputSchema: { type: "object" } },
+                { name: "other", description: `\u009b2Jplain\x1b[?1049h second`, inputSchema: { type: "object" } },
+              ],
+            }),
+          },
         },
       }),
     });
@@ -63,16 +69,19 @@ describe("escape sequences from a server never reach the terminal", () => {
     const doc = JSON.parse(json.stdout) as { tools: { description: string }[] };
     expect(doc.tools.map((t) => t.description).join()).toContain("\u009b2Jplain"); // exact in JSON, only escaped
 
-    const call = mcpbox(p, ["tools", "--call", "evil__echo", '{"text":"hi"}']);
+    // the echo's answer quotes the arguments as JSON, which leaves 8-bit controls raw
+    const call = mcpbox(p, ["tools", "--call", "evil__echo", ascii({ text: "\u009b2J\u009d0;pwned\u009canswer-marker" })]);
     expect(call.status, call.stderr).toBe(0);
-    expect(call.stdout).toContain("NAME");
+    expect(call.stdout).toContain("answer-marker");
     expect(RAW_CONTROL.test(call.stdout), shown(call.stdout)).toBe(false);
   });
 
   it("mcpbox serve: the server's stderr and stdout lines reach stderr without them", async () => {
     const p = project({
       evil: hostileServer({
-        onStart: [{ stderr: `${NASTY}stderr-marker\rFAKE\nmcpbox: forged line` }, { write: `${NASTY}not json stdout-marker` }],
+        extra: {
+          env: { HOSTILE_ON_START: ascii([{ stderr: `${NASTY}stderr-marker\rFAKE\nmcpbox: forged line` }, { write: `${NASTY}not json stdout-marker` }]) },
+        },
       }),
     });
     made.push(p);
