@@ -142,6 +142,14 @@ function verifyChunks(dir) {
   const mod = require("node:module");
   const base = pathToFileURL(fs.realpathSync(dir)).href + "/"; // the URLs Node resolves to
   mod.registerHooks({
+    // chunks import each other by relative paths: resolved here without Node's realpath, so a chunk replaced by a
+    // link to a file elsewhere still has a URL under `base` and is checked below
+    resolve(specifier, context, nextResolve) {
+      const parent = context.parentURL;
+      const url = specifier.startsWith(base) ? specifier : parent && parent.startsWith(base) && /^\.\.?\//.test(specifier) ? new URL(specifier, parent).href : undefined;
+      if (url && url.startsWith(base)) return { url, format: "module", shortCircuit: true };
+      return nextResolve(specifier, context);
+    },
     load(url, context, nextLoad) {
       const result = nextLoad(url, context);
       if (!url.startsWith(base)) return result;

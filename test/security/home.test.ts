@@ -119,7 +119,16 @@ describe("the launcher's chunk cache", () => {
     const targets = [path.join(bin, hash!, "main.mjs"), ...fs.readdirSync(chunks).map((f) => path.join(chunks, f))];
     const original = new Map(targets.map((f) => [f, sha256(fs.readFileSync(f))]));
     const payload = `import __fs from "node:fs"; __fs.appendFileSync(${JSON.stringify(marker)}, "ran\\n");\n`;
-    for (const f of targets) fs.writeFileSync(f, payload + fs.readFileSync(f, "utf8"));
+    const elsewhere = path.join(dir, "elsewhere");
+    fs.mkdirSync(elsewhere);
+    targets.forEach((f, i) => {
+      const changed = payload + fs.readFileSync(f, "utf8");
+      if (i % 2 === 0) return fs.writeFileSync(f, changed);
+      // every other chunk becomes a link to a changed copy outside the cache (Node's resolver follows links)
+      fs.writeFileSync(path.join(elsewhere, path.basename(f)), changed);
+      fs.rmSync(f);
+      fs.symlinkSync(path.join(elsewhere, path.basename(f)), f);
+    });
 
     const r = mcpbox(["schema"], home, dir);
     expect(r.stderr).toBe("");
@@ -127,7 +136,9 @@ describe("the launcher's chunk cache", () => {
     expect(JSON.parse(r.stdout).$id).toMatch(/sandbox\.config\.json$/);
     expect(fs.existsSync(marker)).toBe(false);
     const main = targets[0]!;
-    expect(sha256(fs.readFileSync(main))).toBe(original.get(main)); // written back for the next start
+    expect(sha256(fs.readFileSync(main))).toBe(original.get(main)); // what was loaded is written back for the next start
+    expect(mcpbox(["schema"], home, dir).code).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
   });
 
   it("refuses a chunk cache folder that another user owns", () => {
