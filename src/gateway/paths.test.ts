@@ -66,6 +66,12 @@ describe("checkPathArguments", () => {
     expect(refused({ options: { content: "/etc/shadow" } })).toBe(false);
   });
 
+  it("reads keys that are data (file names in a map) as data, not as argument names", () => {
+    expect(refused({ files: { "path.txt": "hello", "dir/file.py": "print(1)", "data/in.txt": "x" } })).toBe(false);
+    expect(refused({ files: { "dir/file.py": "/etc/passwd" } })).toBe(false);
+    expect(refused({ files: { main: { path: "/etc/passwd" } } })).toBe(true);
+  });
+
   it("sees file: URIs under any name and bare paths under URI names", () => {
     for (const args of [
       { uri: "file:///etc/passwd" },

@@ -39,8 +39,12 @@ export function looksLikePathArgument(name: string): boolean {
   return kindOf(name) === "path";
 }
 
+/** A property name, not data used as a key (a map of file names to contents, as the code runner's `files`). */
+const NAME = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
+
 function kindOf(name: string): Kind {
   let kind = judged.get(name);
+  if (kind === undefined && !NAME.test(name)) kind = "other";
   if (kind === undefined) {
     const words = name
       .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
