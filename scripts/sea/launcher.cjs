@@ -17,7 +17,7 @@ const DAY = 24 * 3600 * 1000;
 
 const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
 
-/** The folder holding this build's chunks, each checked against its hash; extracted or repaired first if needed. */
+/** The folder holding this build's chunks, extracted (or a missing chunk written again) first; verifyChunks checks them. */
 function programDir() {
   const root = homeCacheRoot();
   if (root) {
