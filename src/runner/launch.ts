@@ -7,7 +7,7 @@ import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import type { Docker } from "../docker/engine.ts";
 import type { AuditRecord, AuditSink } from "../gateway/audit.ts";
 import type { LaunchedServer } from "../gateway/launcher.ts";
-import type { Redact } from "../gateway/redact.ts";
+import { auditValue, type Redact } from "../gateway/redact.ts";
 import { ensureRunnerImage } from "./image.ts";
 import { createCodeRunnerServer, type CodeRunnerDeps } from "./server.ts";
 
@@ -57,11 +57,11 @@ export function runnerAudit(sink: AuditSink, session: string, server: string, re
       server,
       method: "tools/call", // the one line of this call: the gateway leaves builtin calls to this, with the exact code
       tool: String(tool),
-      arguments: { language, code: redact(String(code)), files },
+      arguments: { language, code: redact(String(code)), files: auditValue(files, redact) }, // file names may hold one too
       outcome: outcome as AuditRecord["outcome"],
       durationMs: typeof durationMs === "number" ? durationMs : 0,
       bytes: Buffer.byteLength(String(code)),
-      ...rest,
+      ...(auditValue(rest, redact) as Record<string, unknown>), // an error message may quote the arguments
     };
     sink.write(record);
   };
