@@ -16,6 +16,12 @@ const TS_EXTENSIONS = [".ts", ".mts", ".cts", "/index.ts"];
 
 let hooksInstalled = false;
 
+/**
+ * While jiti loads a config: jiti hands what it need not transform to Node's own require or import from its own
+ * module, so the parent says nothing; everything resolved meanwhile counts as the config's.
+ */
+let jitiRoots: string[] | undefined;
+
 /** file: URL of a module of a config's graph -> the config files (URLs) whose graph it is in. */
 const graph = new Map<string, Set<string>>();
 
@@ -36,7 +42,9 @@ export async function importConfigModule(file: string): Promise<unknown> {
   addToGraph(url, [url]);
   assertTrusted(file);
   if (file.endsWith(".json")) return JSON.parse(fs.readFileSync(file, "utf8")) as unknown;
-  if (process.env.MCPBOX_CONFIG_LOADER !== "jiti" && installHooks()) {
+  // installed for jiti too: what jiti hands to Node's own require is checked by the load hook
+  const hooks = installHooks();
+  if (process.env.MCPBOX_CONFIG_LOADER !== "jiti" && hooks) {
     try {
       return defaultOf(await import(url));
     } catch (e) {
@@ -64,7 +72,7 @@ function installHooks(): boolean {
   mod.registerHooks({
     resolve(specifier, context, next) {
       if (specifier === "mcpbox") return { url: VIRTUAL_URL, shortCircuit: true };
-      const roots = context.parentURL === undefined ? undefined : graph.get(context.parentURL);
+      const roots = (context.parentURL === undefined ? undefined : graph.get(context.parentURL)) ?? jitiRoots;
       const resolved = resolveWithTs(specifier, context, next);
       if (roots) addToGraph(resolved.url, roots);
       return resolved;
@@ -117,5 +125,10 @@ async function importWithJiti(file: string): Promise<unknown> {
       return { code: plain.transform(opts) };
     },
   });
-  return defaultOf(await jiti.import(file));
+  jitiRoots = [root];
+  try {
+    return defaultOf(await jiti.import(file));
+  } finally {
+    jitiRoots = undefined;
+  }
 }

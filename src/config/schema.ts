@@ -51,7 +51,7 @@ export const Limits = z
 export const Dangerous = z
   .strictObject({
     allowRoot: z.boolean().optional(),
-    allowHostNetwork: z.boolean().optional(),
+    allowHostNetwork: z.boolean().optional().describe('Allow network "host" and another container\'s network ("container:<id>")'),
     allowDockerSocket: z.boolean().optional(),
     allowSensitiveMounts: z.boolean().optional(),
     allowWritableConfig: z
@@ -89,7 +89,7 @@ export const policyShape = {
   user: z
     .union([z.string().min(1), z.number().int().nonnegative()])
     .optional()
-    .describe('uid[:gid] (default "1000:1000"); root is refused unless dangerous.allowRoot'),
+    .describe('numeric uid[:gid] (default "1000:1000"); user names are refused (the image says what they mean); root needs dangerous.allowRoot'),
   readOnlyRoot: z.boolean().optional(),
   tools: z.strictObject({ allow: z.array(Glob).optional(), deny: z.array(Glob).optional() }).optional(),
   approve: z.array(Glob).optional().describe("Tools that need a person's approval per call"),

@@ -150,6 +150,18 @@ describe("a config or module that is not the user's own never runs", () => {
     });
   }
 
+  it("refuses a CommonJS package of another user that jiti would hand to Node's require (a config Node cannot strip)", () => {
+    const { p, marker } = project();
+    write(path.join(p, "sandbox.config.ts"), `import pkg from "evilpkg";\nenum Mode { A }\nexport default { servers: pkg.servers };\n`);
+    const evil = path.join(p, "node_modules/evilpkg/index.js");
+    write(path.join(p, "node_modules/evilpkg/package.json"), JSON.stringify({ name: "evilpkg", main: "index.js" }));
+    write(evil, `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "ran");\nmodule.exports = { servers: {} };\n`, 0o644, OTHER);
+    const r = run(p, ["validate"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`${evil}: refused: owned by uid ${OTHER}`);
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
   it("refuses a module imported from a folder others can write, and one reached through a symlink", () => {
     const { t, p, marker } = project();
     write(path.join(p, "sandbox.config.mjs"), `import { servers } from "./lib/servers.mjs";\nexport default { servers };\n`);
