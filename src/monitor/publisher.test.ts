@@ -113,3 +113,18 @@ describe("publishGateway", () => {
     expect(fs.readdirSync(run).sort()).toEqual(["s1.json", "s1.sock"]);
   });
 });
+
+describe("publishGateway against planted files", () => {
+  it("refuses a run folder others can write, and never removes what is not a socket at its socket's path", async () => {
+    fs.mkdirSync(path.join(home, "run"), { mode: 0o700 });
+    fs.chmodSync(path.join(home, "run"), 0o777);
+    await expect(publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home })).rejects.toThrow(/run is writable by group and others/);
+    fs.chmodSync(path.join(home, "run"), 0o700);
+    const victim = path.join(home, "victim");
+    fs.writeFileSync(victim, "precious");
+    fs.symlinkSync(victim, path.join(home, "run", "s1.sock"));
+    await expect(publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home })).rejects.toThrow(/s1\.sock exists and is not a socket/);
+    expect(fs.readFileSync(victim, "utf8")).toBe("precious");
+    expect(fs.lstatSync(path.join(home, "run", "s1.sock")).isSymbolicLink()).toBe(true);
+  });
+});
