@@ -34,7 +34,10 @@ export const Network = z
     z.literal("none"),
     z.literal("bridge"),
     z.literal("host").describe("Refused unless dangerous.allowHostNetwork"),
-    z.templateLiteral(["container:", z.string().min(1)]).describe("Another container's network stack: refused unless dangerous.allowHostNetwork"),
+    z
+      .templateLiteral(["container:", z.string().min(1)])
+      .describe("Another container's network stack: refused unless dangerous.allowHostNetwork")
+      .meta({ tsType: "`container:${string}`" }), // the editor types keep the other values' checks
     z.strictObject({ network: z.string().min(1).describe("A Docker network name") }),
   ], { error: 'must be "none", "bridge" or { network: "<docker network name>" }' })
   .describe('"none" (default), "bridge", or { network: "<docker network name>" }');

@@ -47,6 +47,7 @@ declare module "mcpbox" {
       | "none"
       | "bridge"
       | "host"
+      | `container:${string}`
       | {
           /**
            * A Docker network name
@@ -55,7 +56,7 @@ declare module "mcpbox" {
         };
     limits?: Limits;
     /**
-     * uid[:gid] (default "1000:1000"); root is refused unless dangerous.allowRoot
+     * numeric uid[:gid] (default "1000:1000"); user names are refused (the image says what they mean); root needs dangerous.allowRoot
      */
     user?: string | number;
     readOnlyRoot?: boolean;
@@ -99,6 +100,9 @@ declare module "mcpbox" {
      */
     dangerous?: {
       allowRoot?: boolean;
+      /**
+       * Allow network "host" and another container's network ("container:<id>")
+       */
       allowHostNetwork?: boolean;
       allowDockerSocket?: boolean;
       allowSensitiveMounts?: boolean;
@@ -254,6 +258,7 @@ declare module "mcpbox" {
       | "none"
       | "bridge"
       | "host"
+      | `container:${string}`
       | {
           /**
            * A Docker network name
@@ -262,7 +267,7 @@ declare module "mcpbox" {
         };
     limits?: Limits;
     /**
-     * uid[:gid] (default "1000:1000"); root is refused unless dangerous.allowRoot
+     * numeric uid[:gid] (default "1000:1000"); user names are refused (the image says what they mean); root needs dangerous.allowRoot
      */
     user?: string | number;
     readOnlyRoot?: boolean;
@@ -306,6 +311,9 @@ declare module "mcpbox" {
      */
     dangerous?: {
       allowRoot?: boolean;
+      /**
+       * Allow network "host" and another container's network ("container:<id>")
+       */
       allowHostNetwork?: boolean;
       allowDockerSocket?: boolean;
       allowSensitiveMounts?: boolean;
