@@ -18,6 +18,9 @@ import { runIn, type RunResult } from "./run.ts";
 
 export const TOOL_NAME = "run_code";
 
+/** How long a finished run's slot waits for its container's removal at most. */
+const SLOT_REMOVAL_WAIT_MS = 10_000;
+
 export interface CodeRunnerDeps {
   docker: Docker;
   session: string;
@@ -105,7 +108,9 @@ async function runOnce(pool: RunnerPool, server: ResolvedServer, req: RunRequest
   } catch (e) {
     return { error: messageOf(e) };
   } finally {
-    pool.release(prepared.shot).catch(() => {}).finally(release); // removal need not delay the answer; close() waits for it
+    // removal need not delay the answer (close() waits for it); the slot waits for it, but not for an engine that hangs
+    const removed = pool.release(prepared.shot).catch(() => {});
+    void Promise.race([removed, new Promise((r) => setTimeout(r, SLOT_REMOVAL_WAIT_MS).unref())]).then(release);
   }
 }
 
