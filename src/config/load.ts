@@ -64,7 +64,7 @@ export async function findConfigFile(options: LoadOptions = {}): Promise<string>
   const found = discover(cwd, CONFIG_NAMES, realDiscoverFs());
   if (!found.file) {
     const where = found.searched.length === 0 ? cwd : `${found.searched[0]}${found.searched.length > 1 ? ` or a folder above it up to ${found.searched.at(-1)}` : ""}`;
-    throw new McpboxError("config", `no sandbox.config.{ts,mts,js,mjs,json} found in ${where} (the search stops ${found.stop})`, {
+    throw new McpboxError("config", `no sandbox.config.ts found in ${where} (nor .mts, .js, .mjs or .json; the search stops ${found.stop})`, {
       hint: "run `mcpbox init` to create one, or pass -c <path>",
     });
   }

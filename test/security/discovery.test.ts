@@ -100,7 +100,8 @@ describe("discovery stops where the user's own folders end", () => {
     delete env.XDG_CONFIG_HOME;
     const r = run(path.join(t, "p"), ["validate"], env as Record<string, string>);
     expect(r.code).toBe(1);
-    expect(r.err).toContain("no sandbox.config.{ts,mts,js,mjs,json} found");
+    expect(r.err).toContain("no sandbox.config.ts found in");
+    expect(r.err).toContain("(nor .mts, .js, .mjs or .json; the search stops at the repository root");
     expect(fs.existsSync(marker)).toBe(false);
   });
 });
