@@ -8,7 +8,8 @@ import { formatProblem } from "../../config/problems.ts";
 import { BoundedStdioTransport } from "../../gateway/stdio.ts";
 import { createGateway } from "../../gateway/start.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
-import { messageOf } from "../../errors.ts";
+import { EXIT, messageOf } from "../../errors.ts";
+import { ISSUES_URL, VERSION } from "../../version.ts";
 import { terminalLine } from "../../text/terminal.ts";
 
 // the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes
@@ -26,10 +27,18 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
     log(`monitor socket unavailable: ${messageOf(e)}`);
     return undefined;
   });
+  let failed = false;
   const stopped = new Promise<string>((resolve) => {
     gateway.server.onclose = () => resolve("the client closed stdin");
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
+    // a bug (no server input can throw this far: each line is handled in isolation) stops the gateway cleanly,
+    // with every container removed and the bug named, never as a raw stack trace
+    process.on("uncaughtException", (e) => {
+      failed = true;
+      log(`internal error: ${messageOf(e)}. This is a bug in mcpbox ${VERSION}; please report it at ${ISSUES_URL}`);
+      resolve("internal error");
+    });
   });
   await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
   gateway.startEager();
@@ -38,5 +47,5 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   log(`stopping (${why})`);
   await publication?.close().catch(() => {});
   await gateway.close();
-  return 0;
+  return failed ? EXIT.internal : 0;
 }
