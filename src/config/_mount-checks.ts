@@ -41,11 +41,11 @@ export function checkMounts(
       });
     }
     for (const [key, value] of [["source", m.source], ["target", m.target]] as const) {
-      if (value.includes(":") || value.includes(",")) {
+      if (value.includes(":")) {
         problems.push({
           severity: "error",
           path: [...where, key],
-          message: `${value} contains "${value.includes(":") ? ":" : ","}", which Docker's bind syntax reads as a separator`,
+          message: `${value} contains ":", which Docker's bind syntax reads as a separator`,
           hint: "rename the folder, or mount a folder above it",
         });
       }

@@ -29,12 +29,15 @@ export function untrustedReason(file: string, tfs: TrustFs): { message: string; 
   if (uid === undefined) return undefined;
   const owned = (owner: number) => owner === uid || owner === 0;
   let real: string;
+  let st: ReturnType<TrustFs["stat"]>;
   try {
     real = tfs.realpath(file);
-  } catch {
-    return undefined; // a missing file fails later with its own error
+    st = tfs.stat(real);
+  } catch (e) {
+    // nothing is loaded that could not be looked at first
+    const code = (e as { code?: string }).code ?? "unreadable";
+    return { message: `${file}: refused: cannot be looked at (${code})`, hint: "check that the file exists and that you can read it" };
   }
-  const st = tfs.stat(real);
   const mode = octal(st.mode);
   const shown = real === file ? file : `${file} (-> ${real})`;
   if (!owned(st.uid)) {

@@ -117,8 +117,9 @@ export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedF
 
 /** Step 3: schema and policy checks; every problem at once. */
 export function checkRawConfig(raw: unknown, file: string, env: CheckEnv = realEnv()): CheckedConfig {
-  const controls = controlCharacterProblems(raw);
   const result = UserConfigSchema.safeParse(raw, { reportInput: true });
+  // what is checked is what is used: the parsed copy (a getter in the config cannot answer differently twice)
+  const controls = controlCharacterProblems(result.success ? result.data : raw);
   if (!result.success) {
     // a string refused for its control characters is not reported a second time for its shape
     const refused = new Set(controls.map((p) => dotted(p.path)));

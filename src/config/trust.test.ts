@@ -40,6 +40,11 @@ describe("the config is the user's own (SPEC 1)", () => {
     const fs = fakeFs({ ...mine, "/tmp/evil.ts": { uid: 4242, mode: 0o100644 } }, 1000, { [file]: "/tmp/evil.ts" });
     expect(untrustedReason(file, fs)?.message).toContain("-> /tmp/evil.ts): refused: owned by uid 4242");
   });
+  it("refuses what it cannot look at", () => {
+    const gone: TrustFs = { ...fakeFs(mine), realpath: () => { throw Object.assign(new Error("x"), { code: "ENOENT" }); } };
+    expect(untrustedReason(file, gone)?.message).toBe(`${file}: refused: cannot be looked at (ENOENT)`);
+  });
+
   it("has nothing to check without uids (Windows)", () => {
     expect(untrustedReason(file, { ...fakeFs({ [file]: { uid: 4242, mode: 0o100666 } }), uid: undefined })).toBeUndefined();
   });
