@@ -96,9 +96,7 @@ describe("discovery stops where the user's own folders end", () => {
     const home = path.join(t, "home");
     for (const name of ["config.mjs", "config.js", "config.ts"]) write(path.join(home, ".config/mcpbox", name), hostile(marker));
     fs.mkdirSync(path.join(t, "p/.git"));
-    const env = { ...process.env, HOME: home };
-    delete env.XDG_CONFIG_HOME;
-    const r = run(path.join(t, "p"), ["validate"], env as Record<string, string>);
+    const r = run(path.join(t, "p"), ["validate"], { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") });
     expect(r.code).toBe(1);
     expect(r.err).toContain("no sandbox.config.ts found in");
     expect(r.err).toContain("(nor .mts, .js, .mjs or .json; the search stops at the repository root");
