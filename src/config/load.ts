@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { McpboxError, isMcpboxError, messageOf } from "../errors.ts";
-import { Defaults, Server, UserConfigSchema, type ParsedConfig } from "./schema.ts";
+import { Defaults, SOURCE_KEYS, Server, UserConfigSchema, type ParsedConfig } from "./schema.ts";
 import { problemsFromZod } from "./_zod-problems.ts";
 import { checkConfig, realEnv, type CheckEnv } from "./checks.ts";
 import { dotted, errorsOf, formatProblem, warningsOf, type Problem } from "./problems.ts";
@@ -141,13 +141,21 @@ function checkValidParts(raw: unknown, file: string, env: CheckEnv): Problem[] {
       if (!parsed.success && s && typeof s === "object") {
         // drop the keys that are wrong and check what is left
         const bad = new Set(parsed.error.issues.flatMap((i) => (i.code === "unrecognized_keys" ? i.keys : [i.path[0]])));
-        parsed = Server.safeParse(Object.fromEntries(Object.entries(s).filter(([k]) => !bad.has(k))));
+        const kept = Object.entries(s).filter(([k]) => !bad.has(k));
+        parsed = Server.safeParse(Object.fromEntries(kept));
+        // a missing or half-given source must not hide the policy errors: check the policy on a stand-in source
+        if (!parsed.success) parsed = Server.safeParse({ ...Object.fromEntries(kept.filter(([k]) => !SOURCE_ONLY.has(k))), ...STAND_IN });
       }
       return parsed.success ? [[name, parsed.data]] : [];
     }),
   );
-  return checkConfig({ defaults: d.data, servers: valid }, file, env);
+  const problems = checkConfig({ defaults: d.data, servers: valid }, file, env);
+  // what a check says about the stand-in source is not about the user's config
+  return problems.filter((p) => !(p.path[0] === "servers" && SOURCE_ONLY.has(String(p.path[2]))));
 }
+
+const SOURCE_ONLY = new Set<string>([...SOURCE_KEYS, "package", "languages", "maxOutputBytes", "pool"]);
+const STAND_IN = { image: "mcpbox.invalid/stand-in-source" };
 
 /** All steps: the resolved config, or an McpboxError listing every error as `<file>: <path>: <message>`. */
 export async function loadConfig(options: LoadOptions = {}): Promise<LoadedConfig> {
