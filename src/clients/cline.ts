@@ -2,11 +2,13 @@
  * Cline (VS Code extension): cline_mcp_settings.json in VS Code's globalStorage for saoudrizwan.claude-dev,
  * servers under `mcpServers` as { command, args, env, disabled }.
  * Docs: https://docs.cline.bot/mcp/configuring-mcp-servers (path as Cline's "Configure MCP Servers" opens it).
+ * The Cline CLI reads its own copy, ~/.cline/data/settings/cline_mcp_settings.json (same shape; docs:
+ * https://docs.cline.bot/cline-cli/configuration), so `--write` updates that one too once ~/.cline exists.
  * Cline documents no variable expansion, so secrets come from its environment (-e NAME).
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
-import { vscodeUserDir } from "./paths.ts";
+import { inHome, vscodeUserDir } from "./paths.ts";
 
 export const cline: ClientDescriptor = {
   name: "cline",
@@ -16,5 +18,12 @@ export const cline: ClientDescriptor = {
   servers: { path: ["mcpServers"], shape: "map" },
   userFile: (d) =>
     d.join(vscodeUserDir(d), "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json"),
+  siblings: [
+    {
+      title: "Cline CLI",
+      file: inHome(".cline", "data", "settings", "cline_mcp_settings.json"),
+      installedAt: inHome(".cline"),
+    },
+  ],
   render: (e) => compact({ command: e.command, args: e.args, disabled: false }),
 };

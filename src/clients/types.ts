@@ -49,6 +49,8 @@ export interface ClientDescriptor {
   userFile: (d: PlatformDirs) => string | undefined;
   /** the project-level file relative to the project folder, where the client has one */
   projectFile?: string;
+  /** other programs of the same client that read a file of their own (Cline's CLI beside its VS Code extension) */
+  siblings?: readonly SiblingFile[];
   /**
    * How the client writes "the value of host variable NAME" in an env map, when it expands references.
    * Without it, secrets reach docker only through the client's own environment (`-e NAME`).
@@ -62,6 +64,14 @@ export interface ClientDescriptor {
   render: (entry: StdioEntry) => Record<string, unknown>;
   /** Reads one entry of this client's shape back (for `init --from`); default: command/args/env. */
   read?: (raw: Record<string, unknown>) => ForeignEntry;
+}
+
+/** A sibling's file, written by `--write` too when the sibling is installed (its folder exists). */
+export interface SiblingFile {
+  title: string;
+  file: (d: PlatformDirs) => string;
+  /** a folder that exists once the sibling has run */
+  installedAt: (d: PlatformDirs) => string;
 }
 
 /** A server entry found in a client's file, normalised across clients. */

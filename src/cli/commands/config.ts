@@ -2,6 +2,7 @@
  * `mcpbox config <client> [--mode gateway|direct] [--write] [--file <path>]`: print the client's configuration
  * (stdout holds only the snippet), or merge it into the client's file with a backup, atomically and idempotently.
  */
+import fs from "node:fs";
 import path from "node:path";
 import type { Context } from "../context.ts";
 import { McpboxError } from "../../errors.ts";
@@ -12,6 +13,7 @@ import { buildEntries, type Entries, type Mode } from "../../clients/entries.ts"
 import { mergedText, ownedNames, snippetFor } from "../../clients/document.ts";
 import { platformDirs } from "../../clients/paths.ts";
 import { readIfExists, writeIfChanged } from "../../clients/write.ts";
+import { writeTargets, type Target } from "../../clients/targets.ts";
 import { findOnPath } from "../../clients/_which.ts";
 import type { ClientDescriptor, StdioEntry } from "../../clients/types.ts";
 import { err, out, paint } from "../output.ts";
@@ -29,23 +31,28 @@ export async function run(ctx: Context, clientName: string): Promise<number> {
     if (typeof ctx.options.file === "string") err(`add --write to merge this into ${ctx.options.file}`);
     return 0;
   }
-  const file = targetFile(client, ctx);
-  const before = await readIfExists(file);
-  const after = mergedText(client, before ?? "", entries.entries, file);
-  const result = await writeIfChanged(file, before, after);
-  const written = new Set(entries.entries.map((e) => e.name));
-  const others = ownedNames(client, after).filter((n) => !written.has(n));
-  if (others.length > 0) notes.push(`${file} also has ${others.join(", ")} from another mcpbox config or mode; remove what is stale`);
   for (const n of notes) err(`${paint.yellow("note:")} ${n}`);
+  for (const target of targetFiles(client, ctx)) await writeOne(client, target, entries.entries, mode);
+  return 0;
+}
+
+/** Merges the entries into one file (backup first, nothing when unchanged) and says what happened to it. */
+async function writeOne(client: ClientDescriptor, target: Target, entries: readonly StdioEntry[], mode: Mode): Promise<void> {
+  const { file, title } = target;
+  const before = await readIfExists(file);
+  const after = mergedText(client, before ?? "", entries, file);
+  const result = await writeIfChanged(file, before, after);
+  const written = new Set(entries.map((e) => e.name));
+  const others = ownedNames(client, after).filter((n) => !written.has(n));
+  if (others.length > 0) err(`${paint.yellow("note:")} ${file} also has ${others.join(", ")} from another mcpbox config or mode; remove what is stale`);
   if (!result.changed) {
     err(`${paint.green("✓")} ${file} already has the mcpbox ${mode} configuration; nothing changed`);
-    return 0;
+    return;
   }
-  const names = entries.entries.map((e) => e.name).join(", ");
+  const names = entries.map((e) => e.name).join(", ");
   err(`${paint.green("✓")} ${before === undefined ? "created" : "updated"} ${file} (${names})`);
   if (result.backup) err(`  backup: ${result.backup}`);
-  err(`  restart ${client.title} to load it`);
-  return 0;
+  err(`  restart ${title} to load it`);
 }
 
 function modeOf(value: unknown): Mode {
@@ -64,10 +71,11 @@ async function entriesFor(mode: Mode, config: Parameters<typeof buildEntries>[1]
   return { entries: built.entries, notes: [...built.notes, ...missing, ...noDocker] };
 }
 
-function targetFile(client: ClientDescriptor, ctx: Context): string {
-  if (typeof ctx.options.file === "string") return path.resolve(ctx.cwd, ctx.options.file);
-  const file = client.userFile(platformDirs());
-  if (file) return file;
+/** --file alone, or the client's user-level file and each installed sibling's (Cline's CLI reads its own). */
+function targetFiles(client: ClientDescriptor, ctx: Context): Target[] {
+  if (typeof ctx.options.file === "string") return [{ title: client.title, file: path.resolve(ctx.cwd, ctx.options.file) }];
+  const targets = writeTargets(client, platformDirs(), fs.existsSync);
+  if (targets.length > 0) return targets;
   throw new McpboxError("usage", `${client.title} has no user-level config file on this system`, {
     hint: "pass the file to merge into with --file <path>",
   });
