@@ -16,6 +16,8 @@ export function buildProgram(onRun: (exitCode: number) => void): Command {
     .helpOption("-h, --help", "show help")
     .option("-c, --config <path>", "config file (default: sandbox.config.{ts,mts,js,mjs,json} found upward)")
     .showSuggestionAfterError(true)
+    // -c/--config is global: every command's --help lists it too
+    .configureHelp({ showGlobalOptions: true })
     .exitOverride();
   program.configureOutput({ outputError: (str, write) => write(str) });
 
@@ -111,6 +113,9 @@ export function buildProgram(onRun: (exitCode: number) => void): Command {
     .requiredOption("--session <id>")
     .requiredOption("--pid <pid>")
     .action(lazy(() => import("./commands/__reap.ts")));
+
+  // the egress proxy and forwarder of allowlisted servers, run inside their own containers (src/egress)
+  program.command("__egress", { hidden: true }).action(lazy(() => import("./commands/__egress.ts")));
 
   return program;
 }

@@ -37,7 +37,7 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
     const { convertClientConfig } = await import("../../clients/import/index.ts");
     const converted = await convertClientConfig(ctx.options.from, { cwd: ctx.cwd });
     text = `/// <reference path="./${TYPES_PATH}" />\n${converted.text}`;
-    summary = ` from ${converted.source}: ${converted.servers} server(s) converted, ${converted.skipped} kept as comments`;
+    summary = ` from ${converted.source}: ${converted.servers} converted, ${converted.skipped} kept as comments`;
     for (const note of converted.notes) err(`${paint.yellow("note:")} ${note}`);
   }
   fs.mkdirSync(dir, { recursive: true });
@@ -48,11 +48,22 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
   if (force) replaceFile(configFile, text);
   else if (!createExclusive(configFile, text)) throw alreadyThere(ctx, configFile);
   replaceFile(path.join(typesDir, path.basename(TYPES_PATH)), readAsset("templates/init/mcpbox.d.ts"));
-  const written = [path.relative(ctx.cwd, configFile) || "sandbox.config.ts", TYPES_PATH];
-  if (createExclusive(path.join(dir, "tsconfig.json"), JSON.stringify(EDITOR_TSCONFIG, null, 2) + "\n")) written.push("tsconfig.json");
-  if (ctx.options.from === undefined) fs.mkdirSync(path.join(dir, "workspace"), { recursive: true });
-  out(`${paint.green("✓")} wrote ${written.join(", ")}${summary}`);
-  err(`next: ${paint.bold("mcpbox validate")}, then ${paint.bold("mcpbox config claude-desktop --write")}`);
+  const shown = (file: string) => path.relative(ctx.cwd, file) || path.basename(file);
+  const created: [string, string][] = [
+    [shown(configFile), summary ? `your servers${summary}` : "the config: one example server to edit"],
+    [shown(path.join(dir, TYPES_PATH)), "types for your editor and tsc"],
+  ];
+  if (createExclusive(path.join(dir, "tsconfig.json"), JSON.stringify(EDITOR_TSCONFIG, null, 2) + "\n")) {
+    created.push([shown(path.join(dir, "tsconfig.json")), "lets the editor check the config"]);
+  }
+  if (ctx.options.from === undefined && fs.mkdirSync(path.join(dir, "workspace"), { recursive: true }) !== undefined) {
+    created.push([shown(path.join(dir, "workspace")) + path.sep, "the only folder the example server sees (read-only)"]);
+  }
+  const width = Math.max(...created.map(([f]) => f.length));
+  const lines = created.map(([f, what]) => `  ${f.padEnd(width)}  ${what}`);
+  out(`${paint.green("✓")} ${existing ? "wrote" : "created"}:\n${lines.join("\n")}`);
+  const steps = ["mcpbox validate", "mcpbox build", "mcpbox tools", "mcpbox config claude-desktop --write"];
+  err(`next: ${steps.map((s) => paint.bold(s)).join(", then ")}`);
   return 0;
 }
 

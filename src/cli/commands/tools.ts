@@ -53,7 +53,9 @@ function parseArgs(raw: unknown): Record<string, unknown> {
   } catch {
     // reported below
   }
-  throw new McpboxError("usage", "--args must be a JSON object", { hint: `for example: --args '{"path": "/data/a.txt"}'` });
+  throw new McpboxError("usage", "the arguments of --call must be a JSON object", {
+    hint: `for example: mcpbox tools --call files__read_text_file '{"path": "/data/a.txt"}' (or --args '{"path": "/data/a.txt"}')`,
+  });
 }
 
 async function callOne(client: Client, tool: string, args: Record<string, unknown>, json: boolean): Promise<number> {
