@@ -1,0 +1,170 @@
+/**
+ * The egress proxy process (`mcpbox __egress` with role "proxy", in its own hardened container). One unix socket per
+ * server, shared only with that server's forwarder; on it an HTTP proxy: CONNECT tunnels (TLS passes through, never
+ * intercepted; TCP forwards use it too) and absolute-form plain HTTP requests. Each connection is decided by the name
+ * asked for (decide.ts), connected to the checked address only, and reported as one JSON line on stdout (record.ts).
+ */
+import dns from "node:dns/promises";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import { parseAllowlist, type EgressRule } from "./allowlist.ts";
+import { decide, type Verdict } from "./decide.ts";
+import { formatRecord, type EgressRecord } from "./record.ts";
+import type { ProxySettings } from "./settings.ts";
+
+const MAX_CONNECTIONS = 256; // per server: a server opening sockets in a loop stops here, not at the proxy's memory
+const CONNECT_TIMEOUT_MS = 10_000;
+const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"];
+
+export interface RunningProxy {
+  close(): Promise<void>;
+}
+
+export async function runProxy(settings: ProxySettings, emit: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<RunningProxy> {
+  const gateways = [...(settings.gateways ?? []), ...defaultGateways()];
+  const servers = await Promise.all(
+    settings.listeners.map((l) => listen(l.socket, l.server, parseAllowlist(l.allow).rules, gateways, emit)),
+  );
+  return { close: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {}) };
+}
+
+async function listen(socket: string, server: string, rules: EgressRule[], gateways: string[], emit: (l: string) => void): Promise<http.Server> {
+  const ctx: Ctx = { server, emit, decide: (host, port) => decide(host, port, { rules, gateways, resolve }) };
+  const s = http.createServer({ requestTimeout: 0 }, (req, res) => void plainHttp(ctx, req, res));
+  s.on("connect", (req: http.IncomingMessage, client: net.Socket, head: Buffer) => void tunnel(ctx, req, client, head));
+  s.on("clientError", (_e, sock: net.Socket) => sock.destroy());
+  s.maxConnections = MAX_CONNECTIONS;
+  fs.rmSync(socket, { force: true });
+  await new Promise<void>((resolve, reject) => s.once("error", reject).listen(socket, () => resolve()));
+  fs.chmodSync(socket, 0o600);
+  return s;
+}
+
+interface Ctx {
+  server: string;
+  emit: (line: string) => void;
+  decide: (host: string, port: number) => Promise<Verdict>;
+}
+
+async function resolve(host: string): Promise<string[]> {
+  const found = await dns.lookup(host, { all: true, verbatim: true });
+  return found.map((a) => a.address);
+}
+
+function record(ctx: Ctx, r: Omit<EgressRecord, "server" | "time" | "durationMs">, started: number): void {
+  ctx.emit(formatRecord({ time: new Date(started).toISOString(), server: ctx.server, ...r, durationMs: Date.now() - started }));
+}
+
+/** `host:port` of a CONNECT request (IPv6 in brackets). */
+function target(authority: string | undefined): { host: string; port: number } | undefined {
+  const m = /^(\[[^\]]+\]|[^:\[\]]+):(\d{1,5})$/.exec(authority ?? "");
+  return m ? { host: m[1]!, port: Number(m[2]) } : undefined;
+}
+
+async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
+  const started = Date.now();
+  const t = target(req.url);
+  client.on("error", () => {});
+  const asked = t ?? { host: shown(req.url), port: 0 };
+  const verdict = t ? await ctx.decide(t.host, t.port) : ({ ok: false, reason: "not host:port" } as const);
+  if (!verdict.ok) {
+    client.end(refusal(ctx.server, `${asked.host}:${asked.port}`, verdict.reason));
+    record(ctx, { host: asked.host, port: asked.port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "connect" }, started);
+    return;
+  }
+  const upstream = net.connect({ host: verdict.address, port: asked.port, timeout: CONNECT_TIMEOUT_MS });
+  let failure: string | undefined;
+  let connected = false;
+  upstream.once("connect", () => {
+    connected = true;
+    upstream.setTimeout(0);
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (head.length > 0) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  upstream.once("timeout", () => upstream.destroy(new Error("connect timed out")));
+  upstream.on("error", (e) => {
+    failure ??= e.message;
+    if (!connected) client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    else client.destroy();
+  });
+  client.on("close", () => upstream.destroy());
+  upstream.once("close", () => {
+    if (connected) client.destroy();
+    const r = { host: asked.host, port: asked.port, outcome: "ok" as const, bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead, via: "connect" as const };
+    record(ctx, failure ? { ...r, reason: failure } : r, started);
+  });
+}
+
+async function plainHttp(ctx: Ctx, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const started = Date.now();
+  let url: URL | undefined;
+  try {
+    url = new URL(req.url ?? "");
+  } catch {}
+  if (!url || url.protocol !== "http:") {
+    res.writeHead(400, { "content-type": "text/plain" }).end("mcpbox egress: only absolute http:// URLs (and CONNECT) go through this proxy\n");
+    return;
+  }
+  const port = url.port === "" ? 80 : Number(url.port);
+  const verdict = await ctx.decide(url.hostname, port);
+  if (!verdict.ok) {
+    res.writeHead(403, { "content-type": "text/plain", "x-mcpbox-egress": "denied" }).end(`mcpbox egress: ${url.hostname}:${port} is not allowed for server ${ctx.server}: ${verdict.reason}\n`);
+    record(ctx, { host: url.hostname, port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "http" }, started);
+    return;
+  }
+  const headers = { ...req.headers };
+  for (const h of HOP_BY_HOP) delete headers[h];
+  const up = http.request({ host: verdict.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false, setHost: false, timeout: CONNECT_TIMEOUT_MS });
+  let socket: net.Socket | undefined;
+  let failure: string | undefined;
+  up.on("socket", (s) => (socket = s));
+  up.on("response", (answer) => {
+    up.setTimeout(0);
+    const out = { ...answer.headers };
+    for (const h of HOP_BY_HOP) delete out[h];
+    res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+    answer.pipe(res);
+  });
+  up.on("timeout", () => up.destroy(new Error("timed out")));
+  up.on("error", (e) => {
+    failure ??= e.message;
+    if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" }).end(`mcpbox egress: ${url.hostname}:${port} failed: ${e.message}\n`);
+    else res.destroy();
+  });
+  req.pipe(up);
+  res.on("close", () => {
+    up.destroy();
+    const r = { host: url.hostname, port, outcome: "ok" as const, bytesUp: socket?.bytesWritten ?? 0, bytesDown: socket?.bytesRead ?? 0, via: "http" as const };
+    record(ctx, failure ? { ...r, reason: failure } : r, started);
+  });
+}
+
+function refusal(server: string, what: string, reason: string): string {
+  const body = `mcpbox egress: ${what} is not allowed for server ${server}: ${reason}\n`;
+  return `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-mcpbox-egress: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
+
+const shown = (s: string | undefined) => (s ?? "").replace(/[^\x21-\x7e]/g, "?").slice(0, 255);
+
+/** The default gateways of this container's routes (/proc/net/route): the host answers there. */
+export function defaultGateways(routes = readRoutes()): string[] {
+  const out: string[] = [];
+  for (const line of routes.split("\n").slice(1)) {
+    const gw = line.trim().split(/\s+/)[2];
+    if (!gw || !/^[0-9A-F]{8}$/i.test(gw) || gw === "00000000") continue;
+    const n = parseInt(gw, 16); // little-endian
+    out.push([n & 255, (n >> 8) & 255, (n >> 16) & 255, (n >>> 24) & 255].join("."));
+  }
+  return [...new Set(out)];
+}
+
+function readRoutes(): string {
+  try {
+    return fs.readFileSync("/proc/net/route", "utf8");
+  } catch {
+    return "";
+  }
+}
