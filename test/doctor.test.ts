@@ -10,6 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { DOCTOR_LABEL } from "../src/docker/probe.ts";
+import { publicCopy } from "./helpers/public.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const DIST = path.join(REPO, "dist", "mcpbox");
@@ -28,11 +29,13 @@ interface RunOptions {
   env?: Record<string, string>;
   /** run as this user and group (root only) */
   uid?: number;
+  /** the binary to run instead of dist/mcpbox */
+  bin?: string;
 }
 
 /** The built binary when it exists (npm test builds it first), otherwise the sources with this Node. */
 function doctor(args: string[], opts: RunOptions = {}): Result {
-  const [cmd, pre] = fs.existsSync(DIST) ? [DIST, []] : [process.execPath, [path.join(REPO, "src/cli/main.ts")]];
+  const [cmd, pre] = opts.bin ? [opts.bin, []] : fs.existsSync(DIST) ? [DIST, []] : [process.execPath, [path.join(REPO, "src/cli/main.ts")]];
   const env: NodeJS.ProcessEnv = { ...process.env, MCPBOX_HOME: path.join(tmp, "home"), NO_COLOR: "1", ...opts.env };
   if (!opts.env?.DOCKER_HOST) delete env.DOCKER_HOST;
   const ids = opts.uid === undefined ? {} : { uid: opts.uid, gid: opts.uid };
@@ -48,7 +51,9 @@ async function doctorWithoutSocketPermission(): Promise<{ result: Result; socket
   if (process.getuid?.() === 0) {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-doctor-nobody-"));
     fs.chmodSync(home, 0o777);
-    const result = doctor([], { cwd: home, uid: 65534, env: { HOME: home, MCPBOX_HOME: path.join(home, "home") } });
+    // nobody cannot reach dist/mcpbox in a private clone (mktemp -d): it runs a copy in a public folder
+    const bin = fs.existsSync(DIST) ? publicCopy(DIST) : undefined;
+    const result = doctor([], { cwd: home, uid: 65534, bin, env: { HOME: home, MCPBOX_HOME: path.join(home, "home") } });
     fs.rmSync(home, { recursive: true, force: true });
     return { result, socket: "/var/run/docker.sock" };
   }
