@@ -32,6 +32,8 @@ export async function bundle({ root, outdir, version }) {
     legalComments: "none",
     metafile: true,
     logLevel: "warning",
+    // monitor.ts sets NODE_ENV for source runs; in the bundle it is already the constant "production", as meant
+    logOverride: { "assign-to-define": "silent" },
     banner: { js: BANNER },
     define: { __MCPBOX_VERSION__: JSON.stringify(version), "process.env.DEV": '"false"', "process.env.NODE_ENV": '"production"' },
     jsx: "automatic",
