@@ -48,7 +48,7 @@ export function checkIdentity(
   }
   const network = server.network ?? d.network;
   const networkAt = server.network !== undefined ? [...at, "network"] : ["defaults", "network"];
-  const name = typeof network === "object" ? network.network : network;
+  const name = typeof network === "object" ? ("network" in network ? network.network : undefined) : network;
   if (name === "host" && !dangerous.allowHostNetwork) {
     problems.push({
       severity: "error",
@@ -66,7 +66,7 @@ export function checkIdentity(
         hint: `use "bridge" or a network of your own, or set ${optIn("allowHostNetwork")}: true`,
       });
     }
-  } else if (typeof network === "object" && !NETWORK_NAME.test(network.network)) {
+  } else if (typeof network === "object" && "network" in network && !NETWORK_NAME.test(network.network)) {
     problems.push({
       severity: "error",
       path: [...networkAt, "network"],

@@ -89,7 +89,7 @@ describe("policy checks (SPEC 2.3)", () => {
     const problems = check({ s: { ...image, limits: { cpus: "two", memory: "lots" }, network: "wifi" } });
     expect(problems).toContain('sandbox.config.ts: servers.s.limits.cpus: expected number, received string "two"');
     expect(problems).toContain('sandbox.config.ts: servers.s.limits.memory: must be a size like "512m", "1g" or "64k"');
-    expect(problems).toContain('sandbox.config.ts: servers.s.network: must be "none", "bridge" or { network: "<docker network name>" }');
+    expect(problems).toContain('sandbox.config.ts: servers.s.network: must be "none", "bridge", { allow: ["host", ...] } or { network: "<docker network name>" }');
   });
 
   it("reports two sources even when the server has other schema errors", () => {

@@ -13,6 +13,7 @@ import { denyReason, type Danger, type DenyEnv } from "./_denylist.ts";
 import { checkMounts, type MountEnv } from "./_mount-checks.ts";
 import { importedModules } from "./_import.ts";
 import { checkIdentity } from "./_identity-checks.ts";
+import { checkEgress } from "./_egress-checks.ts";
 
 export { isRootUser } from "./_identity-checks.ts";
 
@@ -87,6 +88,7 @@ export function checkConfig(config: ParsedConfig, file: string, env: CheckEnv = 
     checkMounts(server, d.mounts ?? [], dangerous, at, dir, mountEnv, problems);
     checkSource(server, at, dir, env, problems);
     checkIdentity(server, d, dangerous, at, problems);
+    checkEgress(server, d, dangerous, at, problems);
     checkCredentials(server, at, problems);
 
     const prefix = server.prefix ?? d.prefix ?? name;

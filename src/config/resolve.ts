@@ -23,6 +23,11 @@ export type ResolvedSource =
 
 export type ResolvedNetwork = "none" | "bridge" | "host" | `container:${string}` | { readonly network: string };
 
+/** An allowlisted server's egress (SPEC 10): its own container keeps network "none"; the proxy decides these. */
+export interface ResolvedEgress {
+  readonly allow: readonly string[];
+}
+
 export interface ResolvedMount {
   readonly source: string; // absolute host path
   readonly target: string; // absolute container path
@@ -48,7 +53,10 @@ export interface ResolvedServer {
   readonly env: Readonly<Record<string, string>>;
   readonly secrets: Readonly<Record<string, ResolvedSecret>>;
   readonly mounts: readonly ResolvedMount[];
+  /** the server container's own network; "none" for an allowlisted server, whose way out is `egress` */
   readonly network: ResolvedNetwork;
+  /** set when network is { allow: [...] }: the egress proxy and forwarder (src/egress) must run beside the server */
+  readonly egress: ResolvedEgress | undefined;
   readonly limits: ResolvedLimits;
   readonly user: string;
   readonly readOnlyRoot: boolean;
@@ -66,6 +74,7 @@ export interface ResolvedServer {
     readonly allowDockerSocket: boolean;
     readonly allowSensitiveMounts: boolean;
     readonly allowWritableConfig: boolean;
+    readonly allowAnyEgress: boolean;
   };
   /** which server-to-client requests the server may make (SPEC 9) */
   readonly clientRequests: { readonly sampling: boolean; readonly elicitation: boolean; readonly roots: boolean };
@@ -171,7 +180,7 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
       target: path.posix.normalize(m.target),
       readOnly: m.readOnly !== false,
     })),
-    network: s.network ?? d.network ?? "none",
+    ...resolveNetwork(s.network ?? d.network ?? "none"),
     limits: {
       memory,
       memoryBytes: parseSize(memory),
@@ -199,6 +208,7 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
       allowDockerSocket: dangerous.allowDockerSocket ?? false,
       allowSensitiveMounts: dangerous.allowSensitiveMounts ?? false,
       allowWritableConfig: dangerous.allowWritableConfig ?? false,
+      allowAnyEgress: dangerous.allowAnyEgress ?? false,
     },
     clientRequests: {
       sampling: s.clientRequests?.sampling ?? d.clientRequests?.sampling ?? false,
@@ -213,6 +223,11 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
       maxQueued: (typeof s.pool === "object" ? s.pool.maxQueued : undefined) ?? DEFAULTS.pool.maxQueued,
     },
   });
+}
+
+function resolveNetwork(n: NonNullable<ParsedServer["network"]>): { network: ResolvedNetwork; egress: ResolvedEgress | undefined } {
+  if (typeof n === "object" && "allow" in n) return { network: "none", egress: Object.freeze({ allow: Object.freeze(n.allow.map((e) => e.trim())) }) };
+  return { network: n, egress: undefined };
 }
 
 /** A host path from the config: `~` is the home folder, relative paths start at the config's folder. */

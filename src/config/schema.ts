@@ -39,8 +39,14 @@ export const Network = z
       .describe("Another container's network stack: refused unless dangerous.allowHostNetwork")
       .meta({ tsType: "`container:${string}`" }), // the editor types keep the other values' checks
     z.strictObject({ network: z.string().min(1).describe("A Docker network name") }),
-  ], { error: 'must be "none", "bridge" or { network: "<docker network name>" }' })
-  .describe('"none" (default), "bridge", or { network: "<docker network name>" }');
+    z.strictObject({
+      allow: z
+        .array(z.string().min(1))
+        .min(1, { message: 'is empty: use network: "none" for no network at all' })
+        .describe('Egress only to these, through mcpbox\'s proxy: "host" (ports 443, 80), "host:port", "*.domain", "ip/cidr:port"; "*" needs dangerous.allowAnyEgress'),
+    }),
+  ], { error: 'must be "none", "bridge", { allow: ["host", ...] } or { network: "<docker network name>" }' })
+  .describe('"none" (default), "bridge", { allow: ["api.example.com", "db.internal:5432"] } (egress through mcpbox\'s proxy), or { network: "<docker network name>" }');
 
 export const Limits = z
   .strictObject({
@@ -61,6 +67,7 @@ export const Dangerous = z
       .boolean()
       .optional()
       .describe("Allow a writable mount of a folder holding the config, a module it imports, $MCPBOX_HOME or a client's config"),
+    allowAnyEgress: z.boolean().optional().describe('Allow network: { allow: ["*"] } (any public host; private addresses still need their own entry)'),
   })
   .describe("Explicit opt-ins for what validation refuses otherwise");
 

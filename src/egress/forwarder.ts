@@ -12,12 +12,15 @@ const MAX_ANSWER_HEAD = 8192;
 const RETRY_MS = 100;
 const PROXY_WAIT_MS = 10_000; // the proxy may still be starting when the first connection comes
 
-export async function runForwarder(f: ForwarderSettings): Promise<{ close(): Promise<void> }> {
+export async function runForwarder(f: ForwarderSettings): Promise<{ close(): Promise<void>; addresses: net.AddressInfo[] }> {
   const servers = [
     await listen(f.http.listen, f.http.port, (c) => void splice(c, f.socket)),
     ...(await Promise.all(f.tcp.map((t) => listen(t.listen, t.port, (c) => void forward(c, f.socket, `${t.host}:${t.port}`))))),
   ];
-  return { close: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {}) };
+  return {
+    addresses: servers.map((s) => s.address() as net.AddressInfo),
+    close: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {}),
+  };
 }
 
 function listen(host: string, port: number, onConnection: (c: net.Socket) => void): Promise<net.Server> {

@@ -41,7 +41,7 @@ declare module "mcpbox" {
   export interface Policy {
     mounts?: Mount[];
     /**
-     * "none" (default), "bridge", or { network: "<docker network name>" }
+     * "none" (default), "bridge", { allow: ["api.example.com", "db.internal:5432"] } (egress through mcpbox's proxy), or { network: "<docker network name>" }
      */
     network?:
       | "none"
@@ -53,6 +53,14 @@ declare module "mcpbox" {
            * A Docker network name
            */
           network: string;
+        }
+      | {
+          /**
+           * Egress only to these, through mcpbox's proxy: "host" (ports 443, 80), "host:port", "*.domain", "ip/cidr:port"; "*" needs dangerous.allowAnyEgress
+           *
+           * @minItems 1
+           */
+          allow: [string, ...string[]];
         };
     limits?: Limits;
     /**
@@ -110,6 +118,10 @@ declare module "mcpbox" {
        * Allow a writable mount of a folder holding the config, a module it imports, $MCPBOX_HOME or a client's config
        */
       allowWritableConfig?: boolean;
+      /**
+       * Allow network: { allow: ["*"] } (any public host; private addresses still need their own entry)
+       */
+      allowAnyEgress?: boolean;
     };
   }
   /**
@@ -252,7 +264,7 @@ declare module "mcpbox" {
         };
     mounts?: Mount[];
     /**
-     * "none" (default), "bridge", or { network: "<docker network name>" }
+     * "none" (default), "bridge", { allow: ["api.example.com", "db.internal:5432"] } (egress through mcpbox's proxy), or { network: "<docker network name>" }
      */
     network?:
       | "none"
@@ -264,6 +276,14 @@ declare module "mcpbox" {
            * A Docker network name
            */
           network: string;
+        }
+      | {
+          /**
+           * Egress only to these, through mcpbox's proxy: "host" (ports 443, 80), "host:port", "*.domain", "ip/cidr:port"; "*" needs dangerous.allowAnyEgress
+           *
+           * @minItems 1
+           */
+          allow: [string, ...string[]];
         };
     limits?: Limits;
     /**
@@ -321,6 +341,10 @@ declare module "mcpbox" {
        * Allow a writable mount of a folder holding the config, a module it imports, $MCPBOX_HOME or a client's config
        */
       allowWritableConfig?: boolean;
+      /**
+       * Allow network: { allow: ["*"] } (any public host; private addresses still need their own entry)
+       */
+      allowAnyEgress?: boolean;
     };
   }
 

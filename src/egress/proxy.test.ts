@@ -1,0 +1,134 @@
+// The proxy and the forwarder in one process, against loopback services this test starts (the real engine is in
+// test/egress.test.ts): tunnels, plain HTTP, TCP forwards, refusals and the records they leave.
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runForwarder } from "./forwarder.ts";
+import { runProxy } from "./proxy.ts";
+import { parseRecord, type EgressRecord } from "./record.ts";
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-egress-"));
+const socket = path.join(dir, "s.sock");
+const records: EgressRecord[] = [];
+const closers: Array<() => Promise<void> | void> = [];
+let echoPort = 0;
+let echo2Port = 0; // listed by name only: localhost resolves to loopback, which no entry names for this port
+let webPort = 0;
+let proxyPort = 0;
+let tcpPort = 0;
+let deniedTcpPort = 0;
+
+const listening = (s: net.Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as net.AddressInfo).port)));
+const waitFor = async (pred: () => boolean) => {
+  for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+beforeAll(async () => {
+  const echo = net.createServer((c) => c.pipe(c));
+  const web = http.createServer((req, res) => res.end(`hello ${req.url} host=${req.headers.host}`));
+  echoPort = await listening(echo);
+  const echo2 = net.createServer((c) => c.pipe(c));
+  echo2Port = await listening(echo2);
+  closers.push(() => void echo2.close());
+  webPort = await listening(web);
+  closers.push(() => void echo.close(), () => void web.close());
+  const proxy = await runProxy(
+    { role: "proxy", listeners: [{ server: "files", socket, allow: [`127.0.0.1/32:${echoPort}`, `127.0.0.1:${webPort}`, `localhost:${echo2Port}`] }] },
+    (line) => {
+      const r = parseRecord(line);
+      if (r) records.push(r);
+    },
+  );
+  const fwd = await runForwarder({
+    role: "forward",
+    socket,
+    http: { listen: "127.0.0.1", port: 0 },
+    tcp: [
+      { listen: "127.0.1.1", port: echoPort, host: "127.0.0.1" },
+      { listen: "127.0.1.2", port: echo2Port, host: "localhost" },
+    ],
+  });
+  [proxyPort, tcpPort, deniedTcpPort] = fwd.addresses.map((a) => a.port) as [number, number, number];
+  closers.push(() => fwd.close(), () => proxy.close());
+});
+
+afterAll(async () => {
+  for (const c of closers.reverse()) await c();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** CONNECT through the forwarder's proxy port; the status line and whatever the tunnel echoes back. */
+function connect(authority: string, payload: string): Promise<{ status: string; echoed: string }> {
+  return new Promise((resolve, reject) => {
+    const c = net.connect(proxyPort, "127.0.0.1");
+    let data = "";
+    c.on("connect", () => c.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`));
+    c.on("data", (d) => {
+      data += d.toString();
+      const end = data.indexOf("\r\n\r\n");
+      if (end !== -1 && data.startsWith("HTTP/1.1 200") && data.length === end + 4) c.write(payload);
+      if (end !== -1 && data.slice(end + 4) === payload) c.end();
+    });
+    c.on("close", () => {
+      const end = data.indexOf("\r\n\r\n");
+      resolve({ status: data.split("\r\n")[0]!, echoed: end === -1 ? "" : data.slice(end + 4) });
+    });
+    c.on("error", reject);
+  });
+}
+
+function tcp(port: number, address: string, payload: string): Promise<string> {
+  return new Promise((resolve) => {
+    const c = net.connect(port, address, () => c.write(payload));
+    let data = "";
+    c.on("data", (d) => {
+      data += d.toString();
+      if (data === payload) c.end();
+    });
+    c.on("error", () => {});
+    c.on("close", () => resolve(data));
+  });
+}
+
+describe("egress proxy and forwarder", () => {
+  it("tunnels an allowed CONNECT and records bytes each way", async () => {
+    const r = await connect(`127.0.0.1:${echoPort}`, "ping-1234");
+    expect(r).toEqual({ status: "HTTP/1.1 200 Connection Established", echoed: "ping-1234" });
+    await waitFor(() => records.some((x) => x.port === echoPort && x.outcome === "ok"));
+    expect(records.find((x) => x.port === echoPort && x.outcome === "ok")).toMatchObject({
+      server: "files", host: "127.0.0.1", bytesUp: 9, bytesDown: 9, via: "connect",
+    });
+  });
+
+  it("refuses a listed name that resolves to loopback (not named), and an unlisted port", async () => {
+    expect((await connect(`localhost:${echo2Port}`, "x")).status).toBe("HTTP/1.1 403 Forbidden");
+    expect((await connect(`127.0.0.1:${webPort + 1}`, "x")).status).toBe("HTTP/1.1 403 Forbidden");
+    await waitFor(() => records.filter((x) => x.outcome === "denied").length >= 2);
+    expect(records.find((x) => x.host === "localhost")).toMatchObject({ outcome: "denied", reason: /loopback.*unless an entry names/ });
+  });
+
+  it("proxies plain HTTP for an allowed address and refuses others with 403", async () => {
+    const get = (url: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        http.get({ host: "127.0.0.1", port: proxyPort, path: url, headers: { host: new URL(url).host } }, (res) => {
+          let body = "";
+          res.on("data", (d) => (body += d));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        }).on("error", reject);
+      });
+    expect(await get(`http://127.0.0.1:${webPort}/a?b=1`)).toEqual({ status: 200, body: `hello /a?b=1 host=127.0.0.1:${webPort}` });
+    const refused = await get(`http://127.0.0.2:${webPort}/`);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatch(/not allowed for server files/);
+    await waitFor(() => records.some((x) => x.via === "http" && x.outcome === "ok"));
+    expect(records.find((x) => x.via === "http" && x.outcome === "ok")!.bytesDown).toBeGreaterThan(0);
+  });
+
+  it("forwards host:port entries as plain TCP, and closes a refused one", async () => {
+    expect(await tcp(tcpPort, "127.0.1.1", "tcp-hello")).toBe("tcp-hello");
+    expect(await tcp(deniedTcpPort, "127.0.1.2", "tcp-hello")).toBe("");
+  });
+});
