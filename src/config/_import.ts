@@ -33,25 +33,46 @@ function addToGraph(url: string, roots: Iterable<string>) {
 
 /** The local files the config imported while it loaded (itself included), as absolute paths. */
 export function importedModules(file: string): string[] {
-  const root = pathToFileURL(file).href;
-  return [...graph].filter(([url, roots]) => roots.has(root) && url.startsWith("file:")).map(([url]) => fileURLToPath(url));
+  const root = pathToFileURL(realOr(file)).href;
+  return [...new Set([...graph].filter(([url, roots]) => roots.has(root) && url.startsWith("file:")).map(([url]) => fileURLToPath(url)))];
 }
 
+/**
+ * Node loads a module under its real path: a config reached through a symlink is keyed by its real path, or its
+ * imports would have a parent outside the graph (and go unchecked).
+ */
+const realOr = (file: string): string => {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
+  }
+};
+
+/** How many config imports are under way: every file loaded meanwhile is checked, in the graph or not. */
+let loading = 0;
+
 export async function importConfigModule(file: string): Promise<unknown> {
-  const url = pathToFileURL(file).href;
+  const real = realOr(file);
+  const url = pathToFileURL(real).href;
   addToGraph(url, [url]);
   assertTrusted(file);
   if (file.endsWith(".json")) return JSON.parse(fs.readFileSync(file, "utf8")) as unknown;
   // installed for jiti too: what jiti hands to Node's own require is checked by the load hook
   const hooks = installHooks();
-  if (process.env.MCPBOX_CONFIG_LOADER !== "jiti" && hooks) {
-    try {
-      return defaultOf(await import(url));
-    } catch (e) {
-      if (!isLoaderError(e)) throw e;
+  loading++;
+  try {
+    if (process.env.MCPBOX_CONFIG_LOADER !== "jiti" && hooks) {
+      try {
+        return defaultOf(await import(url));
+      } catch (e) {
+        if (!isLoaderError(e)) throw e;
+      }
     }
+    return await importWithJiti(real);
+  } finally {
+    loading--;
   }
-  return importWithJiti(file);
 }
 
 function defaultOf(mod: unknown): unknown {
@@ -80,7 +101,7 @@ function installHooks(): boolean {
     load(url, context, next) {
       if (url === VIRTUAL_URL) return { format: "module", source: VIRTUAL_SOURCE, shortCircuit: true };
       // before the file is read: a module that is not the user's own never runs
-      if (url.startsWith("file:") && graph.has(url)) assertTrusted(fileURLToPath(url));
+      if (url.startsWith("file:") && (graph.has(url) || loading > 0)) assertTrusted(fileURLToPath(url));
       return next(url, context);
     },
   });

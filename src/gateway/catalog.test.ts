@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { buildCatalog, routeResource } from "./catalog.ts";
+import { NameClaims } from "./claims.ts";
 import { EMPTY_LISTS } from "./lists.ts";
 
 const server = (name: string, extra: Partial<ResolvedServer> = {}) =>
@@ -30,12 +31,12 @@ describe("buildCatalog", () => {
     const r = (uri: string) => ({ uri, name: uri });
     const c = buildCatalog([
       { server: server("a"), lists: { ...EMPTY_LISTS, resources: [r("test://1"), r("test://2")] } },
-      { server: server("b"), lists: { ...EMPTY_LISTS, resources: [r("test://1")], templates: [{ uriTemplate: "b://{id}", name: "t" }] } },
+      { server: server("b"), lists: { ...EMPTY_LISTS, resources: [r("test://1")], templates: [{ uriTemplate: "b://item/{id}", name: "t" }] } },
     ]);
     expect(c.resources.map((x) => x.uri)).toEqual(["test://1", "test://2", "mcpbox://b/test%3A%2F%2F1"]);
     expect(routeResource(c, "mcpbox://b/test%3A%2F%2F1")).toEqual({ server: "b", uri: "test://1" });
     expect(routeResource(c, "test://1")).toEqual({ server: "a", uri: "test://1" });
-    expect(routeResource(c, "b://42")).toEqual({ server: "b", uri: "b://42" });
+    expect(routeResource(c, "b://item/42")).toEqual({ server: "b", uri: "b://item/42" });
     expect(routeResource(c, "zzz://1")).toBeUndefined();
     expect(c.exposedUri("b", "test://1")).toBe("mcpbox://b/test%3A%2F%2F1");
   });
@@ -43,15 +44,28 @@ describe("buildCatalog", () => {
 
 describe("resource templates", () => {
   const t = (uriTemplate: string) => ({ uriTemplate, name: uriTemplate });
-  it("routes to the most specific template and refuses bare catch-alls", () => {
+  it("refuses templates that name no place of their own", () => {
+    const c = buildCatalog([{ server: server("wide"), lists: { ...EMPTY_LISTS, templates: [t("note://{+path}"), t("{+anything}"), t("{scheme}://x"), t("file:{+p}"), t("note://w/{+p}")] } }]);
+    expect(c.templates.map((x) => x.uriTemplate)).toEqual(["note://w/{+p}"]);
+    expect(c.refusedTemplates).toHaveLength(4);
+  });
+
+  it("ranks a server's own templates by specificity; another server's overlapping one is refused", () => {
     const c = buildCatalog([
-      { server: server("wide"), lists: { ...EMPTY_LISTS, templates: [t("note://{+path}"), t("{+anything}"), t("{scheme}://x")] } },
-      { server: server("narrow"), lists: { ...EMPTY_LISTS, templates: [t("note://team/{id}")] } },
+      { server: server("a"), lists: { ...EMPTY_LISTS, templates: [t("note://a/{+path}"), t("note://a/team/{id}")] } },
+      { server: server("b"), lists: { ...EMPTY_LISTS, templates: [t("note://a/team/secret/{id}"), t("note://b/{id}")] } },
     ]);
-    expect(c.templates.map((x) => x.uriTemplate)).toEqual(["note://team/{id}", "note://{+path}"]);
-    expect(c.refusedTemplates).toHaveLength(2);
-    expect(routeResource(c, "note://team/42")).toEqual({ server: "narrow", uri: "note://team/42" });
-    expect(routeResource(c, "note://other/1")).toEqual({ server: "wide", uri: "note://other/1" });
+    expect(c.templates.map((x) => x.uriTemplate)).toEqual(["note://a/team/{id}", "note://a/{+path}", "note://b/{id}"]);
+    expect(c.refusedTemplates).toEqual([expect.stringMatching(/^b: resource template "note:\/\/a\/team\/secret\/\{id\}" is refused: it overlaps/)]);
+    expect(routeResource(c, "note://a/team/secret/1")).toEqual({ server: "a", uri: "note://a/team/secret/1" });
     expect(routeResource(c, "file:///etc/passwd")).toBeUndefined();
+  });
+
+  it("keeps a contested prefix with the server first served with it, whatever the config order", () => {
+    const claims = new NameClaims();
+    const later = { server: server("later"), lists: { ...EMPTY_LISTS, templates: [t("note://x/{id}")] } };
+    buildCatalog([later], false, claims);
+    const c = buildCatalog([{ server: server("first"), lists: { ...EMPTY_LISTS, templates: [t("note://x/{+all}")] } }, later], false, claims);
+    expect(routeResource(c, "note://x/1")).toEqual({ server: "later", uri: "note://x/1" });
   });
 });

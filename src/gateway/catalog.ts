@@ -3,12 +3,12 @@
  * with the routes back to the owning server. Rebuilt whenever a server's lists change. Pure.
  */
 import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
-import { UriTemplate } from "@modelcontextprotocol/sdk/shared/uriTemplate.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { toolPolicy } from "./guards.ts";
 import type { ServerLists } from "./lists.ts";
 import type { NameClaims } from "./claims.ts";
 import { assignNames } from "./names.ts";
+import { literalPrefix, namesAPlace, templateLiterals, templateMatches } from "./uri-match.ts";
 
 export interface Route<T> {
   server: string;
@@ -56,17 +56,7 @@ export function buildCatalog(inputs: readonly CatalogInput[], transparent = fals
   const promptRoutes = named(inputs, (l) => l.prompts, transparent, collisions);
   const { routes: resourceRoutes, renamed } = uris(inputs, (l) => l.resources.map((r) => [r.uri, r] as const), claims);
   const refusedTemplates: string[] = [];
-  const servable = inputs.map(({ server, lists }) => ({
-    server,
-    lists: {
-      ...lists,
-      templates: lists.templates.filter((t) => {
-        if (literalPrefix(t.uriTemplate).length > 0 && SCHEME.test(t.uriTemplate)) return true;
-        refusedTemplates.push(`${server.name}: resource template "${t.uriTemplate}" is refused: it would match any URI (start it with a scheme, e.g. "note://{id}")`);
-        return false;
-      }),
-    },
-  }));
+  const servable = servableTemplates(inputs, refusedTemplates, claims);
   const templateRoutes = rankTemplates(uris(servable, (l) => l.templates.map((t) => [t.uriTemplate, t] as const)).routes);
   return {
     tools: [...toolRoutes].map(([name, r]) => ({ ...r.item, name })),
@@ -121,10 +111,34 @@ function uris<T>(inputs: readonly CatalogInput[], pick: (l: ServerLists) => (rea
   return { routes, renamed };
 }
 
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-
-/** The literal text of a URI template before its first expression. */
-const literalPrefix = (template: string): string => template.split("{")[0]!;
+/**
+ * The templates that are served: each must name a place of its own (uri-match.ts namesAPlace), and none may overlap
+ * another server's (one prefix inside the other), so no server can take over URIs that another serves. Who keeps a
+ * contested prefix: the server first served with its template in this session (claims), else config order.
+ */
+function servableTemplates(inputs: readonly CatalogInput[], refused: string[], claims?: NameClaims): CatalogInput[] {
+  const all = inputs.flatMap(({ server, lists }) => lists.templates.map((t) => ({ server: server.name, template: t.uriTemplate, item: t })));
+  const held = claims?.entries("template") ?? [];
+  const owned = (x: { server: string; template: string }) => claims?.owner("template", x.template) === x.server;
+  const accepted = held.map(([template, server]) => ({ server, template, prefix: literalPrefix(template) }));
+  const keep = new Set<object>();
+  for (const x of [...all.filter(owned), ...all.filter((x) => !owned(x))]) {
+    const prefix = literalPrefix(x.template);
+    if (!templateLiterals(x.template) || !namesAPlace(prefix)) {
+      refused.push(`${x.server}: resource template "${x.template}" is refused: it would match URIs of any server (start it with a scheme and a place, e.g. "note://${x.server}/{id}")`);
+      continue;
+    }
+    const other = accepted.find((a) => a.server !== x.server && (prefix.startsWith(a.prefix) || a.prefix.startsWith(prefix)));
+    if (other) {
+      refused.push(`${x.server}: resource template "${x.template}" is refused: it overlaps "${other.template}" of server ${other.server}`);
+      continue;
+    }
+    accepted.push({ server: x.server, template: x.template, prefix });
+    claims?.claim("template", x.template, x.server);
+    keep.add(x.item);
+  }
+  return inputs.map(({ server, lists }) => ({ server, lists: { ...lists, templates: lists.templates.filter((t) => keep.has(t)) } }));
+}
 
 /** Most specific first: the longest literal prefix, then the most literal text; ties keep their order. */
 function rankTemplates<T>(routes: Map<string, Route<T>>): Map<string, Route<T>> {
@@ -138,11 +152,7 @@ export function routeResource(catalog: Catalog, uri: string): { server: string; 
   const listed = catalog.resourceRoutes.get(uri);
   if (listed) return { server: listed.server, uri: listed.name };
   for (const route of catalog.templateRoutes.values()) {
-    try {
-      if (new UriTemplate(route.name).match(uri)) return { server: route.server, uri };
-    } catch {
-      // an upstream's malformed template matches nothing
-    }
+    if (templateMatches(route.name, uri)) return { server: route.server, uri };
   }
   return undefined;
 }

@@ -7,13 +7,19 @@ import type { ResolvedServer } from "../config/resolve.ts";
 import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
 import { assignNames } from "./names.ts";
 
-type Kind = "tool" | "prompt" | "resource";
+type Kind = "tool" | "prompt" | "resource" | "template";
 
 export class NameClaims {
   readonly #owners = new Map<string, string>();
 
   owner(kind: Kind, name: string): string | undefined {
     return this.#owners.get(`${kind}\0${name}`);
+  }
+
+  /** [name, server] of every claim of one kind */
+  entries(kind: Kind): [string, string][] {
+    const prefix = `${kind}\0`;
+    return [...this.#owners].filter(([k]) => k.startsWith(prefix)).map(([k, server]) => [k.slice(prefix.length), server]);
   }
 
   claim(kind: Kind, name: string, server: string): void {

@@ -7,6 +7,8 @@
 export const CAPS = {
   /** items of one kind (tools, prompts, resources, templates) one server may list */
   listItems: 5000,
+  /** resource templates one server may list (each URI a client reads is matched against every one) */
+  listTemplates: 100,
   /** pages of one list */
   listPages: 100,
   /** bytes of everything one server lists */
@@ -61,8 +63,8 @@ export class TokenBucket {
 }
 
 export const capMessage = {
-  listItems: (server: string, kind: string) =>
-    `server ${server} lists more than ${CAPS.listItems} ${kind} (mcpbox's cap on list items); it is not served`,
+  listItems: (server: string, kind: string, cap: number = CAPS.listItems) =>
+    `server ${server} lists more than ${cap} ${kind} (mcpbox's cap on list items); it is not served`,
   listPages: (server: string, kind: string) =>
     `server ${server} lists ${kind} over more than ${CAPS.listPages} pages (mcpbox's cap on list pages); it is not served`,
   listBytes: (server: string) =>

@@ -1,5 +1,6 @@
 /** What one server offers, gathered over every page. */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import { CAPS, capMessage } from "./limits.ts";
 
@@ -41,7 +42,8 @@ export async function listKind<K extends ListKind>(
     if (page >= CAPS.listPages) throw capError(capMessage.listPages(server, KIND_NAMES[kind]));
     const params = cursor === undefined ? {} : { cursor };
     const r = await pageOf(client, kind, params, timeout);
-    if (out.length + r.items.length > CAPS.listItems) throw capError(capMessage.listItems(server, KIND_NAMES[kind]));
+    const cap = kind === "templates" ? CAPS.listTemplates : CAPS.listItems;
+    if (out.length + r.items.length > cap) throw capError(capMessage.listItems(server, KIND_NAMES[kind], cap));
     budget.bytes += JSON.stringify(r.items).length;
     if (budget.bytes > CAPS.listBytes) throw capError(capMessage.listBytes(server));
     out.push(...r.items);
@@ -57,7 +59,9 @@ async function pageOf(client: Client, kind: ListKind, params: { cursor?: string 
   const opts = { timeout };
   switch (kind) {
     case "tools": {
-      const r = await client.listTools(params, opts);
+      // not client.listTools(): it compiles a validator for every tool's output schema, synchronously, before any
+      // cap applies (seconds of blocked event loop for a hostile list); the gateway never validates output itself
+      const r = await client.request({ method: "tools/list", params }, ListToolsResultSchema, opts);
       return { items: r.tools, nextCursor: r.nextCursor };
     }
     case "prompts": {

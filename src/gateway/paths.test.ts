@@ -96,7 +96,8 @@ describe("checkPathArguments", () => {
 
   it("checks arguments listed in config whatever their name, by name or dotted path", () => {
     expect(refused({ target: "/etc" }, ["target"])).toBe(true);
-    expect(refused({ target: "/etc" })).toBe(false);
+    expect(refused({ goal: "/etc" })).toBe(false);
+    expect(refused({ goal: "/etc" }, ["goal"])).toBe(true);
     expect(refused({ options: { target: "/etc" } }, ["options.target"])).toBe(true);
     expect(refused({ list: [{ target: "/etc" }] }, ["target"])).toBe(true);
   });
@@ -118,5 +119,16 @@ describe("checkPathArguments", () => {
   it("quotes at most a bit of a long refused value", () => {
     const v = checkPathArguments({ path: `/etc/${"x".repeat(10_000)}` }, mounts);
     expect(v.ok === false && v.reason.length).toBeLessThan(400);
+  });
+});
+
+describe("names that often hold a path", () => {
+  it("judge values that look like paths (move_file's source and destination, cwd, ...) and pass plain words", () => {
+    for (const args of [{ source: "/etc/passwd" }, { destination: "/etc/x" }, { src: "../x" }, { cwd: "/root" }, { location: "~/.ssh" }, { dest: "file:///etc" }]) {
+      expect(checkPathArguments(args, ["/data"]).ok).toBe(false);
+    }
+    for (const args of [{ source: "en", target: "fr" }, { cwd: "/data/sub" }, { destination: "/data/new.txt" }]) {
+      expect(checkPathArguments(args, ["/data"]).ok).toBe(true);
+    }
   });
 });

@@ -19,8 +19,15 @@ const PATH_WORDS = new Set([
   "path", "paths", "pathname", "file", "files", "filename", "filepath", "dir", "dirs", "dirname",
   "directory", "directories", "root", "roots", "folder", "folders",
 ]);
-/** Word parts of argument names that hold a URI: judged when the value is a `file:` URI or a bare path. */
-const URI_WORDS = new Set(["uri", "uris", "url", "urls", "href", "hrefs"]);
+/**
+ * Word parts of argument names that hold a URI, or often a path (`move_file(source, destination)`, `cwd`): judged
+ * when the value is a `file:` URI or looks like a path (starts with / \ ~ or .), so `source: "en"` still passes.
+ */
+const URI_WORDS = new Set([
+  "uri", "uris", "url", "urls", "href", "hrefs",
+  "source", "sources", "src", "destination", "destinations", "dest", "target", "targets", "cwd", "workdir",
+  "location", "locations", "input", "output",
+]);
 
 /** The container's own scratch space: a tmpfs that holds nothing from the host. */
 export const SCRATCH = "/tmp";

@@ -107,3 +107,13 @@ describe("auditValue", () => {
     expect(JSON.stringify(v)).toBe(`{"__proto__":{"${REDACTED}":1}}`);
   });
 });
+
+describe("multi-line secrets", () => {
+  it("are redacted a line at a time, as a server's stderr arrives", () => {
+    const pem = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\nBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n";
+    const redact = redactor([pem]);
+    expect(redact("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC")).not.toContain("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC");
+    expect(redact("line: BKcwggSjAgEAAoIBAQC7")).not.toContain("BKcwggSjAgEAAoIBAQC7");
+    expect(redact("plain text")).toBe("plain text");
+  });
+});

@@ -16,7 +16,10 @@ export type Redact = (text: string) => string;
 
 /** Hides every occurrence of any secret, in any of its forms (longest first, so overlapping values are fully hidden). */
 export function redactor(secretValues: Iterable<string>): Redact {
-  const secrets = [...new Set(secretValues)].filter((v) => v.length >= MIN_SECRET);
+  // a multi-line secret (a PEM key from secrets.file) printed by a server reaches mcpbox a line at a time: each of its
+  // lines of 8 or more characters is a secret too
+  const lines = [...secretValues].flatMap((v) => (v.includes("\n") ? v.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 8) : []));
+  const secrets = [...new Set([...secretValues, ...lines])].filter((v) => v.length >= MIN_SECRET);
   if (secrets.length === 0) return (text) => text;
   const exact = alternation(secrets.flatMap(exactForms), "g");
   const hex = alternation(secrets.map((v) => Buffer.from(v, "utf8").toString("hex")), "gi");

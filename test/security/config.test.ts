@@ -96,6 +96,23 @@ describe("boundary 1: no writable mount of code the host runs", () => {
     expect(run(p, ["validate"]).err).not.toContain("mounts.1");
   });
 
+  it("follows a config that is a symlink: its imports are checked and their folder's writable mount refused", () => {
+    const p = project("", {
+      "real/cfg.ts": `import { files } from "../lib/helper.ts";\nexport default { servers: { files } };\n`,
+      "lib/helper.ts": `export const files = ${JSON.stringify({ image: IMAGE, mounts: [{ source: "./lib", target: "/l", readOnly: false }] })};\n`,
+    });
+    fs.rmSync(p.config);
+    fs.symlinkSync("real/cfg.ts", p.config);
+    refused(p, "servers.files.mounts.0.readOnly", `holds ${path.join(p.dir, "lib/helper.ts")}, which the config runs`, "servers.files.dangerous.allowWritableConfig");
+    // and a module there that others can write never runs
+    fs.writeFileSync(path.join(p.dir, "lib/helper.ts"), `import fs from "node:fs"; fs.writeFileSync(${JSON.stringify(path.join(p.dir, "ran"))}, "x");\nexport const files = { image: "${IMAGE}" };\n`);
+    fs.chmodSync(path.join(p.dir, "lib/helper.ts"), 0o666);
+    const r = run(p, ["validate"]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/helper\.ts.*refused: writable by other users/);
+    expect(fs.existsSync(path.join(p.dir, "ran"))).toBe(false);
+  });
+
   it("refuses a writable mount of $MCPBOX_HOME and of an MCP client's configuration", () => {
     const p = project(servers({ files: { image: IMAGE, mounts: [
       { source: "../mcpbox-home", target: "/h", readOnly: false },
