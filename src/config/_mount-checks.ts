@@ -96,3 +96,32 @@ export function checkMounts(
     }
   }
 }
+
+/**
+ * No mount may lie inside a folder that a server may write (its own or another server's): that server could replace
+ * the inner folder, or a folder on its way, with a link to anything, and the next start would mount the link's
+ * target (`~/.ssh`, the config's folder). Checked across all servers, on resolved paths.
+ */
+export function checkNesting(config: { defaults?: { mounts?: ParsedServer["mounts"] }; servers: Record<string, ParsedServer> }, dir: string, env: MountEnv, problems: Problem[]) {
+  const all = [
+    ...(config.defaults?.mounts ?? []).map((m, i) => ({ m, where: ["defaults", "mounts", i] as PropertyKey[], owner: "every server" })),
+    ...Object.entries(config.servers).flatMap(([name, s]) =>
+      (s.mounts ?? []).map((m, i) => ({ m, where: ["servers", name, "mounts", i] as PropertyKey[], owner: `server ${name}` })),
+    ),
+  ].map((x) => ({ ...x, real: env.realpath(hostPath(dir, x.m.source, env.home)) }));
+  for (const inner of all) {
+    const outer = all.find((w) => w.m.readOnly === false && w !== inner && isStrictlyInside(inner.real, w.real));
+    if (!outer) continue;
+    problems.push({
+      severity: "error",
+      path: [...inner.where, "source"],
+      message: `${inner.m.source} lies inside ${outer.m.source}, which ${outer.owner} may write: it could replace it with a link to any folder of yours before the next start`,
+      hint: `mount ${outer.m.source} read-only, or mount folders that do not nest (${outer.where.map(String).join(".")})`,
+    });
+  }
+}
+
+function isStrictlyInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+}

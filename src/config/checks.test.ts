@@ -204,3 +204,19 @@ describe("policy checks (SPEC 2.3)", () => {
     expect(r.problems).toEqual([]);
   });
 });
+
+describe("mounts inside a writable mount", () => {
+  it("are refused across servers and within one (the writer could swap them for links before the next start)", () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-nest-"));
+    fs.mkdirSync(path.join(tmp, "work/reports"), { recursive: true });
+    const img = { image: "mcp/x:1" };
+    const errors = (servers: Record<string, unknown>) =>
+      errorsOf(checkRawConfig({ servers }, path.join(tmp, "x.json")).problems).map((p) => formatProblem("x.json", p));
+    expect(errors({ a: { ...img, mounts: [{ source: "work", target: "/w", readOnly: false }] }, b: { ...img, mounts: [{ source: "work/reports", target: "/r" }] } })).toEqual([
+      expect.stringMatching(/^x\.json: servers\.b\.mounts\.0\.source: work\/reports lies inside work, which server a may write/),
+    ]);
+    expect(errors({ a: { ...img, mounts: [{ source: "work", target: "/w", readOnly: false }, { source: "work/reports", target: "/x" }] } })).toHaveLength(1);
+    // read-only outer folders, and folders side by side, are fine
+    expect(errors({ a: { ...img, mounts: [{ source: "work", target: "/w" }] }, b: { ...img, mounts: [{ source: "work/reports", target: "/r", readOnly: false }] } })).toEqual([]);
+  });
+});

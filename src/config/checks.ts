@@ -10,7 +10,7 @@ import type { Problem } from "./problems.ts";
 import { hostPath } from "./resolve.ts";
 import { looksLikeCredential, credentialKeyName } from "./_credentials.ts";
 import { denyReason, type Danger, type DenyEnv } from "./_denylist.ts";
-import { checkMounts, type MountEnv } from "./_mount-checks.ts";
+import { checkMounts, checkNesting, type MountEnv } from "./_mount-checks.ts";
 import { importedModules } from "./_import.ts";
 import { checkIdentity } from "./_identity-checks.ts";
 import { checkEgress } from "./_egress-checks.ts";
@@ -82,6 +82,7 @@ export function checkConfig(config: ParsedConfig, file: string, env: CheckEnv = 
   const prefixes = new Map<string, string>();
   const mountEnv = mountEnvOf(file, env);
 
+  checkNesting(config, dir, mountEnv, problems);
   for (const [name, server] of Object.entries(config.servers)) {
     const at = ["servers", name];
     const dangerous = { ...d.dangerous, ...server.dangerous };
