@@ -1,7 +1,7 @@
-// The main job (`npm run main`, after `npm run build`): the example sandbox.config.ts end to end with the built binary.
+// The main job (`npm run main`, after scripts/setup.sh main and `npm run build`): the example sandbox.config.ts end to end with the built binary.
 // doctor → validate → build → tools → a real MCP client (the SDK's) spawning `dist/mcpbox serve`, reading the mounted
 // workspace, being refused outside it, and using the memory server. Exits non-zero on any failure.
-import { execFileSync, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -16,15 +16,6 @@ function mcpbox(...args) {
   console.log(`$ mcpbox ${args.join(" ")}`);
   const r = spawnSync(bin, args, { cwd: root, stdio: "inherit" });
   if (r.status !== 0) throw new Error(`mcpbox ${args.join(" ")} exited with ${r.status}`);
-}
-
-function ensureBaseImages() {
-  const missing = ["node:24-bookworm-slim"].filter(
-    (image) => spawnSync("docker", ["image", "inspect", image], { stdio: "ignore" }).status !== 0,
-  );
-  if (missing.length === 0) return;
-  console.log(`base images missing (${missing.join(", ")}): making them locally, no registry needed`);
-  execFileSync("bash", [path.join(root, "scripts/ci/base-images.sh")], { stdio: "inherit" });
 }
 
 const text = (result) => result.content.map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
@@ -58,7 +49,6 @@ async function clientSession() {
 
 try {
   step("doctor");
-  ensureBaseImages();
   mcpbox("doctor");
   step("validate");
   mcpbox("validate");

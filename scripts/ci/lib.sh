@@ -120,3 +120,80 @@ ensure_node_modules() {
   npm ci --no-audit --no-fund
   printf '%s\n' "$want" >"$stamp"
 }
+
+# ---- machine setup: what `npm run main` and `npm test` need (scripts/setup.sh, .ci/run) ----
+SETUP_UID=${SETUP_UID:-$EUID}
+SETUP_BASE_IMAGES=${SETUP_BASE_IMAGES:-"node:24-bookworm-slim python:3.12-slim-bookworm"}
+SETUP_CA_BUNDLE=${SETUP_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
+SETUP_BASE_IMAGES_CMD=${SETUP_BASE_IMAGES_CMD:-scripts/ci/base-images.sh}
+
+# The commands a job needs besides the engine: tests drive a terminal UI with tmux and clone the repository.
+setup_commands() { [[ "$1" == test ]] && printf '%s\n' tmux git; return 0; }
+
+# Base images the engine does not have.
+missing_base_images() {
+  local image
+  for image in $SETUP_BASE_IMAGES; do docker image inspect "$image" >/dev/null 2>&1 || printf '%s\n' "$image"; done
+}
+
+# Why the engine does not answer, as the command that fixes it (for a user who is not root).
+engine_advice() {
+  if ! command -v dockerd >/dev/null && ! command -v docker >/dev/null; then
+    echo "install and start the Docker engine: sudo apt-get install -y docker.io && sudo systemctl start docker (no systemd: sudo dockerd &)"
+  elif [[ -S /var/run/docker.sock && ! -w /var/run/docker.sock && -z "${DOCKER_HOST:-}" ]]; then
+    echo "let $(id -un) use the engine: sudo usermod -aG docker $(id -un), then log in again (or run as root)"
+  elif ! command -v dockerd >/dev/null && [[ -z "${DOCKER_HOST:-}" ]]; then
+    echo "install and start the Docker engine: sudo apt-get install -y docker.io && sudo systemctl start docker (no systemd: sudo dockerd &)"
+  else
+    echo "start the Docker engine: sudo systemctl start docker (no systemd: sudo dockerd &), then check that \`docker info\` answers"
+  fi
+}
+
+# setup_machine main|test: as root installs and starts what is missing, one line per step; as another user checks
+# everything first (quick) and fails before any slow step, listing each command to run.
+setup_machine() {
+  local job="$1" todo=() missing cmd
+  # 1. the engine
+  if engine_ready; then
+    note "setup: Docker engine answers ($(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?'))"
+  elif ((SETUP_UID == 0)); then
+    note "setup: no Docker engine answers: installing and starting one"
+    # an engine installed another way (docker-ce, a static build) is kept: docker.io would conflict with it
+    command -v dockerd >/dev/null || ensure_packages docker.io
+    ensure_dockerd
+  else
+    todo+=("$(engine_advice)")
+  fi
+  # 2. the commands the job runs, and the CA bundle the example config hands to builds
+  missing=()
+  for cmd in $(setup_commands "$job"); do command -v "$cmd" >/dev/null || missing+=("$cmd"); done
+  [[ -s "$SETUP_CA_BUNDLE" ]] || missing+=(ca-certificates)
+  if ((${#missing[@]} == 0)); then
+    note "setup: $(setup_commands "$job" | tr '\n' ' ')CA bundle: present"
+  elif ((SETUP_UID == 0)); then
+    note "setup: installing ${missing[*]}"
+    ensure_packages "${missing[@]}"
+  else
+    todo+=("install what the $job job runs: sudo apt-get install -y ${missing[*]}")
+  fi
+  # 3. the templates' base images (no registry is needed: they are made from Debian's mirror, about a minute)
+  if ((${#todo[@]} == 0)) || engine_ready; then
+    missing=($(missing_base_images))
+    if ((${#missing[@]} == 0)); then
+      note "setup: base images present: $SETUP_BASE_IMAGES"
+    elif ((SETUP_UID == 0)); then
+      note "setup: making the base images ${missing[*]} locally (debootstrap, about a minute)"
+      ensure_packages debootstrap debian-archive-keyring binutils
+      "$SETUP_BASE_IMAGES_CMD"
+    else
+      todo+=("make the base images ${missing[*]}: sudo apt-get install -y debootstrap && sudo $SETUP_BASE_IMAGES_CMD (or docker pull them where a registry is reachable)")
+    fi
+  fi
+  ((${#todo[@]} == 0)) && return 0
+  {
+    printf '[%s] setup: as %s, nothing slow was started; first:\n' "$(date -u +%H:%M:%S)" "$(id -un 2>/dev/null || echo "uid $SETUP_UID")"
+    printf '  - %s\n' "${todo[@]}"
+    printf '  then run the command again (as root, it does all of this itself)\n'
+  } >&2
+  return 1
+}

@@ -81,4 +81,29 @@ check "update tried twice, then install of the missing ones" \
   test "$(grep -c ' update' "$TMP/apt.calls")" = 2 -a "$(grep -c 'install -y absent1 absent2' "$TMP/apt.calls")" = 1
 unset -f sleep
 
+# 9-12. setup_machine: as root it installs and starts; as another user it stops before anything slow, saying what to run
+printf '#!/usr/bin/env bash\n[[ "$1 $2" == "image inspect" ]] && [[ -e "%s/images" ]]\n' "$TMP" >"$TMP/bin/docker"
+printf '#!/usr/bin/env bash\necho ran >>"%s/base-images.calls"\ntouch "%s/images"\n' "$TMP" "$TMP" >"$TMP/base-images"
+chmod +x "$TMP/bin/docker" "$TMP/base-images"
+setup_commands() { printf '%s\n' bash no-such-command-xyz; }
+sleep() { :; } # the fake apt-get update fails: no waiting before its retry
+export SETUP_BASE_IMAGES="node:24 python:3" SETUP_BASE_IMAGES_CMD="$TMP/base-images" SETUP_CA_BUNDLE="$TMP/no-ca.crt"
+reset; rm -f "$TMP/apt.calls" "$TMP/images"; fake never 'echo started >"'"$TMP"'/started"'
+if out=$(PATH="$TMP/bin:$PATH" SETUP_UID=1000 setup_machine test 2>&1); then check "non-root with things missing fails" false; fi
+check "non-root: says to start the engine" grep -q "Docker engine" <<<"$out"
+check "non-root: names the packages to install" grep -q "sudo apt-get install -y no-such-command-xyz ca-certificates" <<<"$out"
+check "non-root: nothing installed or started" test ! -e "$TMP/apt.calls" -a ! -e "$TMP/started" -a ! -e "$TMP/base-images.calls"
+touch "$TMP/ready"; echo cert >"$TMP/ca.crt"; export SETUP_CA_BUNDLE="$TMP/ca.crt"; setup_commands() { echo bash; }
+if out=$(PATH="$TMP/bin:$PATH" SETUP_UID=1000 setup_machine test 2>&1); then check "non-root without base images fails" false; fi
+check "non-root: names the base images and how to make them" grep -q "make the base images node:24 python:3: sudo apt-get install -y debootstrap && sudo $TMP/base-images" <<<"$out"
+check "non-root: base images not built" test ! -e "$TMP/base-images.calls"
+out=$(PATH="$TMP/bin:$PATH" SETUP_UID=0 setup_machine test 2>&1)
+check "root: makes the base images, installing debootstrap first" \
+  test "$(cat "$TMP/base-images.calls")" = ran -a "$(grep -c 'install -y debootstrap debian-archive-keyring binutils' "$TMP/apt.calls")" = 1
+rm -f "$TMP/apt.calls" "$TMP/base-images.calls"
+out=$(PATH="$TMP/bin:$PATH" SETUP_UID=0 setup_machine test 2>&1)
+check "root, all there: quick, nothing installed" test ! -e "$TMP/apt.calls" -a ! -e "$TMP/base-images.calls"
+check "root, all there: a line per step" test "$(grep -c 'setup: ' <<<"$out")" = 3
+unset -f sleep setup_commands
+
 echo "all $passed checks passed"
