@@ -80,3 +80,15 @@ function catching(f: () => unknown): UntrustedFolder {
   }
   throw new Error("expected a throw");
 }
+
+describe("a home under a folder others may write", () => {
+  it("is refused without the sticky bit, accepted with it", () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-anc-"));
+    const shared = path.join(base, "shared");
+    fs.mkdirSync(shared);
+    fs.chmodSync(shared, 0o777);
+    expect(() => privateFolder(path.join(shared, "home"), "$MCPBOX_HOME")).toThrow(/lies in .*shared, which others may write \(mode 0777, no sticky bit\)/);
+    fs.chmodSync(shared, 0o1777);
+    expect(privateFolder(path.join(shared, "home2"), "$MCPBOX_HOME")).toBe(path.join(shared, "home2"));
+  });
+});

@@ -26,7 +26,7 @@ export class UntrustedFolder extends McpboxError {
 export function homeFolder(sub: string, env: NodeJS.ProcessEnv = process.env): string {
   const home = mcpboxHome(env);
   let dir = privateFolder(home, "$MCPBOX_HOME");
-  for (const part of sub.split("/").filter(Boolean)) dir = privateFolder(path.join(dir, part), "mcpbox's folder");
+  for (const part of sub.split("/").filter(Boolean)) dir = privateFolder(path.join(dir, part), "mcpbox's folder", false);
   return dir;
 }
 
@@ -35,15 +35,32 @@ export function homeFolder(sub: string, env: NodeJS.ProcessEnv = process.env): s
  * others cannot write (a readable one is tightened to 0700). Throws UntrustedFolder for what someone else could have
  * done, and an McpboxError naming the folder when it cannot be made.
  */
-export function privateFolder(dir: string, what: string): string {
+export function privateFolder(dir: string, what: string, ancestorsToo = true): string {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw cannotMake(dir, what, e);
   }
-  const problem = folderProblem(dir);
+  const problem = folderProblem(dir) ?? (ancestorsToo ? ancestorProblem(dir) : undefined);
   if (problem) throw problem.untrusted ? new UntrustedFolder(`${what} ${dir} ${problem.why}`, problem.fix) : cannotMake(dir, what, problem.why);
   return dir;
+}
+
+/**
+ * A folder above `dir` (resolved) that another user owns, or that others may write without the sticky bit: whoever
+ * can rename entries there can swap the whole folder for one of theirs after it was checked.
+ */
+export function ancestorProblem(dir: string, uid: number | undefined = process.getuid?.()): Problem | undefined {
+  if (uid === undefined) return undefined;
+  for (let d = path.dirname(fs.realpathSync(dir)); ; d = path.dirname(d)) {
+    const st = fs.statSync(d);
+    const fix = "set MCPBOX_HOME (or audit.path) to a folder under folders of your own";
+    if (st.uid !== uid && st.uid !== 0) return { why: `lies in ${d}, which uid ${st.uid} owns: they could replace it`, fix, untrusted: true };
+    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
+      return { why: `lies in ${d}, which others may write (mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}, no sticky bit): they could replace it`, fix, untrusted: true };
+    }
+    if (path.dirname(d) === d) return undefined;
+  }
 }
 
 interface Problem {
