@@ -17,6 +17,7 @@ import { McpboxError, messageOf } from "../errors.ts";
 import { planBuild, type BuildPlan } from "./plan.ts";
 import { BuildLog, type BuildMessage, type Step } from "./steps.ts";
 import { buildFailure } from "./failure.ts";
+import type { PullResult } from "./pull.ts";
 
 export const IMAGE_LABEL = {
   managed: "mcpbox.managed-image",
@@ -46,7 +47,11 @@ export type BuildEvent =
   | { type: "step"; server: string; step: Step }
   | { type: "pushing"; server: string; ref: string }
   | { type: "done"; server: string; result: BuildResult }
-  | { type: "failed"; server: string; error: McpboxError };
+  | { type: "failed"; server: string; error: McpboxError }
+  // an `image:` server's image: pulled when missing (SPEC 4.2), so CI can prefetch with `mcpbox build`
+  | { type: "pulling"; server: string; image: string }
+  | { type: "pull-progress"; server: string; line: string }
+  | { type: "pulled"; server: string; result: PullResult };
 
 export interface BuildOptions {
   readonly noCache?: boolean;

@@ -2,6 +2,8 @@
 import type { BuildEvent } from "./builder.ts";
 
 export function describeEvent(e: BuildEvent, opts: { server?: boolean } = {}): string | undefined {
+  // the failure itself is printed once, by whoever reports the error (build's last lines, the gateway's server state)
+  if (e.type === "failed") return opts.server === false ? undefined : `${e.server}: failed`;
   const line = describe(e);
   return line === undefined || opts.server === false ? line : `${e.server}: ${line}`;
 }
@@ -21,7 +23,13 @@ function describe(e: BuildEvent): string | undefined {
     case "done":
       return `built ${e.result.tag} in ${e.result.seconds.toFixed(1)} s (${formatSize(e.result.size)}, user ${e.result.user})`;
     case "failed":
-      return `failed: ${e.error.message}`;
+      return undefined; // see describeEvent
+    case "pulling":
+      return undefined; // the first pull-progress line says it
+    case "pull-progress":
+      return e.line;
+    case "pulled":
+      return e.result.pulled ? `pulled ${e.result.image} in ${e.result.seconds.toFixed(1)} s` : `${e.result.image} is present`;
   }
 }
 

@@ -1,11 +1,13 @@
 /**
  * What the gateway calls before starting containers (SPEC 4.2): the image to run for each server, building the
- * template and Dockerfile images that are missing, as `mcpbox build` would.
+ * template and Dockerfile images that are missing and pulling the missing images of `image:` servers, as
+ * `mcpbox build` would.
  */
 import type { Docker } from "../docker/engine.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { buildServer, planFor } from "./builder.ts";
 import { describeEvent } from "./describe.ts";
+import { ensurePulled } from "./pull.ts";
 import { pick } from "./select.ts";
 
 export interface EnsureOptions {
@@ -25,6 +27,7 @@ export async function ensureImages(
     const src = server.source;
     if (src.kind === "builtin") continue;
     if (src.kind === "image") {
+      await ensurePulled(docker, server.name, src.image, { onProgress: (line) => opts.onProgress?.(line, server.name) });
       refs.set(server.name, src.image);
       continue;
     }

@@ -1,9 +1,10 @@
 /**
  * Servers as hardened containers (SPEC 4.2, 4.6): the engine is checked, containers of dead gateways are swept, a
- * reaper watches this process, images are resolved (built when missing) before the startup clock runs, and every
- * container carries the session's labels so nothing outlives the gateway.
+ * reaper watches this process, images are resolved (built, or pulled for `image:` servers, when missing) before the
+ * startup clock runs, and every container carries the session's labels so nothing outlives the gateway.
  */
 import { ensureImages } from "../build/ensure.ts";
+import { withFix } from "../build/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
 import { startServerContainer } from "../docker/container.ts";
@@ -38,20 +39,28 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   const imageOf = (server: ResolvedServer): Promise<string> => {
     let p = images.get(server.name);
     if (!p) {
-      p = resolveImage(server);
+      // the server's state shows only a message: the fix travels inside it, printed once
+      p = resolveImage(server).catch((e: unknown) => Promise.reject(e instanceof McpboxError ? reported(server.name, e) : e));
       images.set(server.name, p);
-      p.catch(() => images.delete(server.name)); // try again at the next start
+      // a build is tried again at the next start; a pull that failed stays failed for the session (no repeated report)
+      if (server.source.kind !== "image") p.catch(() => images.delete(server.name));
+      else p.catch(() => {});
     }
     return p;
   };
 
   const resolveImage = async (server: ResolvedServer): Promise<string> => {
-    if (server.source.kind === "image") return server.source.image;
     if (server.source.kind === "builtin") return codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
     const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
     const ref = refs.get(server.name);
     if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
     return ref;
+  };
+
+  /** A build's last output lines go to stderr here; the message with its fix is the server's state, shown by the gateway. */
+  const reported = (name: string, e: McpboxError): McpboxError => {
+    for (const line of e.details) o.log(`${name}: ${o.redact(line)}`);
+    return withFix(e, `${name}: `); // the gateway names the server itself
   };
 
   return {

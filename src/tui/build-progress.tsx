@@ -8,7 +8,7 @@ import type { BuildEvent } from "../build/builder.ts";
 import { formatSize } from "../build/describe.ts";
 import { terminalLine } from "../text/terminal.ts";
 
-type State = "waiting" | "checking" | "building" | "pushing" | "cached" | "done" | "failed";
+type State = "waiting" | "checking" | "building" | "pushing" | "cached" | "done" | "failed" | "pulling" | "pulled" | "present";
 
 export interface Row {
   server: string;
@@ -41,6 +41,9 @@ export class BuildStore {
     else if (e.type === "pushing") Object.assign(row, { state: "pushing", note: e.ref });
     else if (e.type === "cached") Object.assign(row, { state: "cached", endedAt: now, note: e.result.tag });
     else if (e.type === "done") Object.assign(row, { state: "done", endedAt: now, note: `${e.result.tag} ${formatSize(e.result.size)}` });
+    else if (e.type === "pulling") Object.assign(row, { state: "pulling", startedAt: now, note: e.image });
+    else if (e.type === "pull-progress") row.step = e.line.slice(0, 40);
+    else if (e.type === "pulled") Object.assign(row, { state: e.result.pulled ? "pulled" : "present", step: "", endedAt: now, note: e.result.image });
     else Object.assign(row, { state: "failed", endedAt: now, note: e.error.message });
     row.note = terminalLine(row.note); // a failure's message can quote the build's output
     for (const fn of this.listeners) fn();
@@ -55,6 +58,9 @@ const COLOUR: Record<State, string> = {
   cached: "green",
   done: "green",
   failed: "red",
+  pulling: "cyan",
+  pulled: "green",
+  present: "green",
 };
 
 export function BuildProgress({ store, now }: { store: BuildStore; now?: () => number }): React.ReactElement {
@@ -76,7 +82,7 @@ export function BuildProgress({ store, now }: { store: BuildStore; now?: () => n
         <Box key={r.server} gap={1}>
           <Text bold>{r.server.padEnd(width)}</Text>
           <Text color={COLOUR[r.state]}>{r.state.padEnd(8)}</Text>
-          <Text>{r.step.padEnd(11)}</Text>
+          <Text wrap="truncate-end">{terminalLine(r.step).padEnd(11)}</Text>
           <Text dimColor>{elapsed(r, clock()).padStart(5)}</Text>
           <Text dimColor wrap="truncate-end">{r.note}</Text>
         </Box>

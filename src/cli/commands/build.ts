@@ -1,6 +1,7 @@
 /**
- * `mcpbox build [server...]`: images of template and Dockerfile servers (SPEC 3). A live view on a TTY, timestamped
- * lines otherwise, one JSON document with --json; --print shows the rendered Dockerfiles and builds nothing.
+ * `mcpbox build [server...]`: images of template and Dockerfile servers (SPEC 3), and the missing images of `image:`
+ * servers pulled (so CI can prefetch what serve needs). A live view on a TTY, timestamped lines otherwise, one JSON
+ * document with --json; --print shows the rendered Dockerfiles and builds nothing.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -12,14 +13,14 @@ import { pick } from "../../build/select.ts";
 import { planBuild } from "../../build/plan.ts";
 import { describeEvent } from "../../build/describe.ts";
 import type { BuildEvent } from "../../build/builder.ts";
-import { terminalLine } from "../../text/terminal.ts";
+import { terminalLine, terminalText } from "../../text/terminal.ts";
 import { err, out, printJson } from "../output.ts";
 
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const { config } = await loadConfig({ configPath: ctx.configPath, cwd: ctx.cwd });
   const servers = buildable(config, names);
   const caCert = caCertOption(ctx);
-  if (ctx.options.print) return printDockerfiles(config, servers, caCert);
+  if (ctx.options.print) return printDockerfiles(config, servers.filter(isBuildable), caCert);
   // the engine client is loaded only when something talks to the engine (--print does not)
   const [{ engine }, { registryOf }, { runBuilds }] = await Promise.all([
     import("../../docker/engine.ts"),
@@ -39,21 +40,23 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   }).finally(() => view.close());
   if (ctx.options.json) printJson(outcomes);
   if (error) throw error;
-  if (servers.length === 0 && !ctx.options.json) err("nothing to build: no template or build servers selected");
+  if (servers.length === 0 && !ctx.options.json) err("nothing to build: no template, build or image servers selected");
   return 0;
 }
 
 const isBuildable = (s: ResolvedServer) => s.source.kind === "template" || s.source.kind === "build";
+/** built, or (an `image:` server) pulled when missing */
+const hasImage = (s: ResolvedServer) => isBuildable(s) || s.source.kind === "image";
 
 function buildable(config: ResolvedConfig, names: string[]): ResolvedServer[] {
   const chosen = pick(config, names);
-  const skipped = chosen.filter((s) => !isBuildable(s) && names.includes(s.name));
+  const skipped = chosen.filter((s) => !hasImage(s) && names.includes(s.name));
   if (skipped.length > 0) {
     throw new McpboxError("usage", `${skipped.map((s) => s.name).join(", ")} ha${skipped.length === 1 ? "s" : "ve"} nothing to build`, {
-      hint: "only servers with template or build have images to build",
+      hint: "only servers with template, build or image have images to build or pull",
     });
   }
-  return chosen.filter(isBuildable);
+  return chosen.filter(hasImage);
 }
 
 function caCertOption(ctx: Context): string | undefined {
@@ -68,7 +71,8 @@ async function printDockerfiles(config: ResolvedConfig, servers: ResolvedServer[
   for (const server of servers) {
     const plan = await planBuild(server, config, { caCert: caCert ?? config.build.caCerts, imageId: async () => undefined });
     if (servers.length > 1) out(`# ===== ${server.name} (${plan.kind}) =====`);
-    out(plan.dockerfile);
+    // a cloned repository's Dockerfile may carry escapes: shown safe on a terminal, exact when redirected to a file
+    out(process.stdout.isTTY ? terminalText(plan.dockerfile) : plan.dockerfile);
   }
   return 0;
 }
