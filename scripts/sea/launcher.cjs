@@ -165,6 +165,7 @@ function verifyChunks(dir) {
       return { ...result, source: Buffer.from(sea.getRawAsset(`mcpbox/app/${file}`)) };
     },
   });
+  return base;
 }
 
 /** Writes every chunk into a fresh temp folder, then renames it into place: readers never see half a folder. */
@@ -230,9 +231,10 @@ else start();
 
 function start() {
   let dir;
+  let base;
   try {
     dir = programDir();
-    verifyChunks(dir);
+    base = verifyChunks(dir);
     enableCompileCache(dir);
   } catch (e) {
     const message = e && e.message ? e.message : String(e);
@@ -240,7 +242,8 @@ function start() {
     else process.stderr.write(`error: mcpbox cannot unpack itself: ${message}\nhint: set MCPBOX_HOME to a writable folder\n`);
     process.exit(3);
   }
-  import(pathToFileURL(path.join(dir, manifest.entry)).href).catch((e) => {
+  // the entry under the checked real folder's URL, so it goes through the hash check like every chunk it imports
+  import(new URL(manifest.entry, base).href).catch((e) => {
     process.stderr.write(`internal error: mcpbox failed to start: ${e && e.message ? e.message : String(e)}\n`);
     if (process.env.MCPBOX_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
     process.exit(70);

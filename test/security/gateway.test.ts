@@ -109,7 +109,7 @@ describe("memory stays bounded (boundary 5)", () => {
     }));
     await gw.client.callTool({ name: "evil__attack", arguments: { actions: [...flood, { sleep: 500 }] } });
     await waitFor("some elicitations", () => asked.length > 0 || undefined);
-    expect(asked.length).toBeLessThanOrEqual(32);
+    expect(asked.length).toBeLessThanOrEqual(16);
     await waitFor("the cap in stderr", () => /server evil already has 16 requests pending at the client/.test(gw.stderr()) || undefined);
   });
 });
