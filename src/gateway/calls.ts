@@ -14,6 +14,7 @@ import {
 import type { CallOutcome } from "./events.ts";
 import type { Gateway } from "./gateway.ts";
 import { auditValue } from "./redact.ts";
+import { RpcError } from "./rpc-error.ts";
 import type { Upstream } from "./upstream.ts";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -54,7 +55,7 @@ export async function forward(gw: Gateway, up: Upstream, request: Request, extra
     else if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
       outcome = "timeout";
       reason = timeoutReason(up.name, info?.tool ?? request.method, callMs);
-      throw new McpError(ErrorCode.RequestTimeout, reason);
+      throw new RpcError(ErrorCode.RequestTimeout, reason);
     }
     throw e;
   } finally {

@@ -33,3 +33,14 @@ export function joinInstructions(entries: readonly { server: string; instruction
   if (entries.length === 1) return present[0]!.instructions;
   return present.map((e) => `## ${e.server}\n${e.instructions!.trim()}`).join("\n\n");
 }
+
+/**
+ * The instructions the client gets at initialize: the servers' own, then (SPEC 4.2) a line for each server that could
+ * not start, so the model and the person know why its tools are missing.
+ */
+export function gatewayInstructions(entries: readonly { server: string; instructions: string | undefined }[], failures: readonly string[]): string | undefined {
+  const servers = joinInstructions(entries);
+  if (failures.length === 0) return servers;
+  const note = [failures.length === 1 ? "mcpbox: a server could not start, so its tools are missing:" : "mcpbox: some servers could not start, so their tools are missing:", ...failures.map((f) => `- ${f}`)].join("\n");
+  return servers ? `${servers}\n\n## mcpbox\n${note}` : note;
+}

@@ -2,8 +2,9 @@
  * What a server may ask of the client (SPEC 9): each kind allowed per server by `clientRequests`, and what is
  * forwarded names the server, so no server can pose as mcpbox or as another server. Pure.
  */
-import { ErrorCode, McpError, type Request } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type Request } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
+import { RpcError } from "./rpc-error.ts";
 
 const KINDS = {
   "sampling/createMessage": "sampling",
@@ -16,14 +17,14 @@ export type ClientRequestKind = (typeof KINDS)[keyof typeof KINDS];
 /** The kind of a server-to-client request, or undefined for a method mcpbox does not pass on. */
 export const requestKind = (method: string): ClientRequestKind | undefined => (KINDS as Record<string, ClientRequestKind>)[method];
 
-/** The request as the client gets it, or an McpError that names the key to set. */
+/** The request as the client gets it, or an error that names the key to set. */
 export function vetClientRequest(server: ResolvedServer, request: Request): Request {
   const kind = requestKind(request.method);
   if (kind === undefined) {
-    throw new McpError(ErrorCode.MethodNotFound, `mcpbox does not pass ${request.method} from server ${server.name} on to the client`);
+    throw new RpcError(ErrorCode.MethodNotFound, `mcpbox does not pass ${request.method} from server ${server.name} on to the client`);
   }
   if (!server.clientRequests[kind]) {
-    throw new McpError(
+    throw new RpcError(
       ErrorCode.InvalidRequest,
       `mcpbox refused ${request.method} from server ${server.name}: ${kind} is not allowed for it ` +
         `(set servers.${server.name}.clientRequests.${kind}: true to allow it)`,

@@ -13,6 +13,7 @@ import type { CallOutcome } from "./events.ts";
 import { admitNotification, logFrom } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";
+import { RpcError } from "./rpc-error.ts";
 import { planToolCall } from "./tool-call.ts";
 import type { Upstream } from "./upstream.ts";
 
@@ -119,7 +120,7 @@ export class FastLane {
     if (!p) return;
     const reason = timeoutReason(p.up.name, p.info.tool ?? p.info.method, ms);
     p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timed out" } }));
-    this.#answer(id, p, errorMember(new McpError(ErrorCode.RequestTimeout, reason)), "timeout", 0, reason);
+    this.#answer(id, p, errorMember(new RpcError(ErrorCode.RequestTimeout, reason)), "timeout", 0, reason);
   }
 
   /** The client gave up on a call: the server is told, nobody is answered (as the SDK does). */

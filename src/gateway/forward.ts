@@ -10,6 +10,7 @@ import { vetClientRequest } from "./client-requests.ts";
 import type { Gateway } from "./gateway.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
+import { relayed, RpcError } from "./rpc-error.ts";
 import type { Upstream, UpstreamHooks } from "./upstream.ts";
 
 export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCapabilities>): UpstreamHooks {
@@ -64,7 +65,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
         const why = capMessage.pending(up.name);
         if (!capped.has(up)) gw.options.log(why); // once per burst
         capped.add(up);
-        throw new McpError(ErrorCode.InvalidRequest, why);
+        throw new RpcError(ErrorCode.InvalidRequest, why);
       }
       pending.set(up, waiting + 1);
       try {
@@ -75,6 +76,8 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           return { roots: translateRoots(roots, up.server.mounts) };
         }
         return await gw.server.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+      } catch (e) {
+        throw relayed(e); // the client's words reach the server as the client said them
       } finally {
         pending.set(up, (pending.get(up) ?? 1) - 1);
         if ((pending.get(up) ?? 0) === 0) capped.delete(up);
@@ -121,9 +124,14 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
         error: error && gw.options.redact(error),
       });
       if (up.state === "running") {
+        gw.failures.recovered(up.name);
         gw.options.listCache?.write(up.server, up.lists);
         const l = up.lists;
         gw.options.log(`${up.name}: running (${l.tools.length} tools, ${l.prompts.length} prompts, ${l.resources.length} resources)`);
+      } else if ((up.state === "failed" || up.state === "restarting") && error) {
+        gw.failures.report(up.name, gw.options.redact(error), nextStep(up));
+      } else if (up.state === "starting" && gw.failures.told(up.name)) {
+        // a retry of a failure already told: nothing new to say
       } else if (up.state !== "idle") {
         gw.options.log(`${up.name}: ${up.state}${error ? `: ${gw.options.redact(error)}` : ""}`);
       }
@@ -148,6 +156,14 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       for (const uri of up.subscriptions) await client.subscribeResource({ uri }).catch(() => {});
     },
   };
+}
+
+/** What happens after a failure, said once with it. */
+function nextStep(up: Upstream): string {
+  if (up.unavailable) return "";
+  if (up.server.restart === "never") return "restart: never, it stays down";
+  const ms = up.retryInMs;
+  return ms === undefined ? "" : `retrying in ${Math.round(ms / 1000)}s`;
 }
 
 function ownsUri(gw: Gateway, up: Upstream, uri: string): boolean {

@@ -15,10 +15,11 @@ import {
 import type { ResolvedServer } from "../config/resolve.ts";
 import { VERSION } from "../version.ts";
 import type { AuditSink } from "./audit.ts";
-import { ALL_CAPABILITIES, joinInstructions, unionCapabilities } from "./capabilities.ts";
+import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import { acceptLists, NameClaims } from "./claims.ts";
 import type { GatewayEvents } from "./events.ts";
+import { FailureReports } from "./failures.ts";
 import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";
 import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   log: (line: string) => void;
   /** lets lazy servers be listed without starting them */
   listCache?: ListCache;
+  /** servers that cannot start in this gateway, and why (a secret not set): they are reported, never tried */
+  unavailable?: ReadonlyMap<string, string>;
 }
 
 /** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
@@ -55,6 +58,8 @@ export class Gateway {
   logLevel: LoggingLevel | undefined;
   fastLane: FastLane | undefined;
   initialized = false;
+  /** servers that could not start, told once on stderr and to the client (failures.ts) */
+  readonly failures: FailureReports;
   #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
   /** who holds which name for this session, and the lists each server is served with (claims.ts) */
@@ -69,8 +74,10 @@ export class Gateway {
     this.#clientCaps = new Promise((resolve) => (this.#resolveClientCaps = resolve));
     this.server = new Server({ name: "mcpbox", version: VERSION }, { capabilities: ALL_CAPABILITIES });
     this.server.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
+    this.failures = new FailureReports({ stderr: options.log, client: (line) => this.initialized && this.#tellClient(line) });
     this.#hooks = forwardingHooks(this, () => this.#clientCaps);
-    this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks)]));
+    const unavailable = options.unavailable ?? new Map<string, string>();
+    this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks, unavailable.get(s.name))]));
     this.catalog = buildCatalog([], this.transparent);
     this.#onInitialize();
     registerHandlers(this);
@@ -79,7 +86,8 @@ export class Gateway {
   /**
    * Initialize: the client's capabilities are handed to the upstream Clients (they declare the same), then the
    * answer waits briefly for the eager servers so it can advertise the union of what they offer. Lazy servers are
-   * not waited for (everything is advertised then, since what they offer is unknown).
+   * not waited for (everything is advertised then, since what they offer is unknown). Servers that could not start
+   * are named in the instructions, with why.
    */
   #onInitialize(): void {
     const server = this.server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
@@ -87,15 +95,21 @@ export class Gateway {
       const result = await server._oninitialize(request);
       this.#resolveClientCaps(request.params.capabilities);
       const ups = [...this.upstreams.values()];
-      if (ups.some((u) => u.server.startup === "lazy")) return result;
-      const wait = Math.min(INITIALIZE_WAIT_MS, Math.max(...ups.map((u) => u.server.timeouts.startupMs)));
-      await settleWithin(ups.map((u) => u.ensureStarted()), wait);
-      const instructions = joinInstructions(ups.map((u) => ({ server: u.name, instructions: u.instructions })));
-      const capabilities = unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
+      const lazy = ups.some((u) => u.server.startup === "lazy");
+      if (!lazy) {
+        const wait = Math.min(INITIALIZE_WAIT_MS, Math.max(...ups.map((u) => u.server.timeouts.startupMs)));
+        await settleWithin(ups.map((u) => u.ensureStarted()), wait);
+      }
+      const instructions = gatewayInstructions(
+        ups.map((u) => ({ server: u.name, instructions: u.instructions })),
+        this.failures.lines(),
+      );
+      const capabilities = lazy ? result.capabilities : unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
       return { ...result, capabilities, ...(instructions ? { instructions } : {}) };
     });
     this.server.oninitialized = () => {
       this.initialized = true;
+      for (const line of this.failures.lines()) this.#tellClient(line); // what failed before the client could be told
     };
     // The client's roots changed: every running server is told and asks again (answered with its translation).
     this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
@@ -115,7 +129,7 @@ export class Gateway {
   /** Starts the eager servers in parallel; failures are reported and retried on use. */
   startEager(): void {
     for (const up of this.upstreams.values()) {
-      if (up.server.startup === "eager") up.start().catch(() => {});
+      if (up.server.startup === "eager" || up.unavailable) up.start().catch(() => {}); // unavailable: reports why
       else this.#hooks.onState(up); // lazy: announced as idle until first use
     }
   }
@@ -159,7 +173,12 @@ export class Gateway {
     if (this.#reported.has(line) || this.#reported.size >= 1000) return;
     this.#reported.add(line);
     this.options.log(line);
-    if (this.initialized) void this.server.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
+    if (this.initialized) this.#tellClient(line);
+  }
+
+  /** An error log message from the gateway itself to the client. */
+  #tellClient(line: string): void {
+    void this.server.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
   }
 
   upstream(name: string): Upstream {

@@ -8,7 +8,6 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   SetLevelRequestSchema,
   SubscribeRequestSchema,
@@ -18,6 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { routeResource } from "./catalog.ts";
 import { forward, type Extra } from "./calls.ts";
+import { RpcError } from "./rpc-error.ts";
 import type { Gateway } from "./gateway.ts";
 import { callTool } from "./tool-call.ts";
 
@@ -32,7 +32,7 @@ export function registerHandlers(gw: Gateway): void {
   s.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const name = request.params.name;
     const route = gw.catalog.promptRoutes.get(name) ?? (await gw.ready()).promptRoutes.get(name);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `unknown prompt: ${name}`);
+    if (!route) throw new RpcError(ErrorCode.InvalidParams, `unknown prompt: ${name}`);
     const params = { ...request.params, name: route.name };
     const info = { method: "prompts/get", tool: route.name, args: request.params.arguments };
     return forward(gw, gw.upstream(route.server), { method: "prompts/get", params }, extra, info) as never;
@@ -47,7 +47,7 @@ export function registerHandlers(gw: Gateway): void {
   s.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const up = gw.upstream(server);
-    if (!up.capabilities?.resources?.subscribe) throw new McpError(ErrorCode.InvalidParams, `server ${server} does not support resource subscriptions`);
+    if (!up.capabilities?.resources?.subscribe) throw new RpcError(ErrorCode.InvalidParams, `server ${server} does not support resource subscriptions`);
     await forward(gw, up, { method: "resources/subscribe", params: { ...request.params, uri } }, extra);
     up.subscriptions.add(uri);
     return {};
@@ -75,7 +75,7 @@ export function registerHandlers(gw: Gateway): void {
 
   // A transparent proxy passes on what it does not know; an aggregate cannot tell where it would go.
   s.fallbackRequestHandler = async (request, extra) => {
-    if (!gw.transparent) throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+    if (!gw.transparent) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const up = [...gw.upstreams.values()][0]!;
     return forward(gw, up, { method: request.method, params: request.params } as Request, extra as Extra) as never;
   };
@@ -86,7 +86,7 @@ async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string
   if (found) return found;
   const offering = [...gw.upstreams.values()].filter((u) => u.capabilities?.resources);
   if (offering.length === 1) return { server: offering[0]!.name, uri };
-  throw new McpError(ErrorCode.InvalidParams, `unknown resource: ${uri}`);
+  throw new RpcError(ErrorCode.InvalidParams, `unknown resource: ${uri}`);
 }
 
 /** Completions follow their reference: a prompt's gateway name, or a resource template's URI. */
@@ -96,7 +96,7 @@ async function complete(gw: Gateway, request: CompleteRequest, extra: Extra) {
   let newRef: typeof ref;
   if (ref.type === "ref/prompt") {
     const route = gw.catalog.promptRoutes.get(ref.name) ?? (await gw.ready()).promptRoutes.get(ref.name);
-    if (!route) throw new McpError(ErrorCode.InvalidParams, `unknown prompt: ${ref.name}`);
+    if (!route) throw new RpcError(ErrorCode.InvalidParams, `unknown prompt: ${ref.name}`);
     server = route.server;
     newRef = { ...ref, name: route.name };
   } else {

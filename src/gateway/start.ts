@@ -1,13 +1,14 @@
 /** Assembling a gateway from a config, shared by `mcpbox serve` and `mcpbox tools`. */
 import { randomBytes } from "node:crypto";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { McpboxError } from "../errors.ts";
+import { isMcpboxError, McpboxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { homeFolder } from "../home.ts";
 import { openAudit } from "./audit.ts";
 import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
 import { GatewayEvents, type GatewayInfo } from "./events.ts";
+import { failureText } from "./failures.ts";
 import { Gateway } from "./gateway.ts";
 import { redactor } from "./redact.ts";
 import { resolveSecrets, type SecretEnv } from "./secrets.ts";
@@ -36,16 +37,31 @@ export function selectServers(config: ResolvedConfig, names: readonly string[]):
 export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void): Promise<StartedGateway> {
   const servers = selectServers(config, names);
   if (servers.length === 0) throw new McpboxError("config", "the config has no servers", { hint: "add one under servers: { ... }" });
-  const secrets = new Map<string, SecretEnv>(servers.map((s) => [s.name, resolveSecrets(s)]));
+  const { secrets, unavailable } = serverSecrets(servers);
   const redact = redactor([...secrets.values()].flatMap((s) => Object.values(s)));
   const session = newSessionId();
   const audit = openAudit(config);
   const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit });
   const events = new GatewayEvents();
   const listCache = listCacheFor();
-  const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache });
+  const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };
   return { gateway, events, info };
+}
+
+/** Each server's secrets; a server whose secrets cannot be had fails alone (SPEC 4.2), the others are served. */
+export function serverSecrets(servers: readonly ResolvedServer[], env: NodeJS.ProcessEnv = process.env) {
+  const secrets = new Map<string, SecretEnv>();
+  const unavailable = new Map<string, string>();
+  for (const s of servers) {
+    try {
+      secrets.set(s.name, resolveSecrets(s, env));
+    } catch (e) {
+      if (!isMcpboxError(e)) throw e;
+      unavailable.set(s.name, failureText(e));
+    }
+  }
+  return { secrets, unavailable };
 }
 
 const listCacheFor = () => listCache(() => homeFolder("cache/lists"));

@@ -2,10 +2,11 @@
  * tools/call through the guards (SPEC 4.4): policy-hidden tools refused, path arguments kept inside the mounts,
  * `approve` tools asked to a person through elicitation. Refusals are tool errors the model can read, audited.
  */
-import { ElicitResultSchema, ErrorCode, McpError, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitResultSchema, ErrorCode, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { forward, record, type Extra } from "./calls.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
+import { RpcError } from "./rpc-error.ts";
 import { toolPolicy } from "./guards.ts";
 import { checkPathArguments } from "./paths.ts";
 import type { Upstream } from "./upstream.ts";
@@ -38,7 +39,7 @@ export async function callTool(gw: Gateway, request: CallToolRequest, extra: Ext
   let catalog = gw.catalog;
   if (!catalog.toolRoutes.has(name) && !catalog.hiddenTools.has(name)) catalog = await gw.ready();
   const plan = planToolCall(gw, catalog, name, args);
-  if (plan.kind === "unknown") throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
+  if (plan.kind === "unknown") throw new RpcError(ErrorCode.InvalidParams, `unknown tool: ${name}`);
   if (plan.kind === "hidden") return refuse(gw, plan.server, plan.tool, args, "denied", plan.reason);
   const { up, tool } = plan;
   if (plan.kind === "outside") return refuse(gw, up.name, tool, args, "denied", plan.reason);

@@ -15,13 +15,14 @@ import {
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import type { ServerState } from "./events.ts";
+import { failureText } from "./failures.ts";
 import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
 import { CAPS, TokenBucket } from "./limits.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
 import { isRawChannel } from "./raw-channel.ts";
+import { relayed, RpcError } from "./rpc-error.ts";
 import { deferResponses, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
 
 export interface UpstreamHooks {
@@ -46,6 +47,16 @@ export interface UpstreamHooks {
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
 
+/** Why a server's connection closed while it started: its exit, when it comes within a second. */
+async function exitOf(launched: LaunchedServer, server: ResolvedServer): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 1000)));
+  const info = await Promise.race([launched.exited.catch(() => undefined), late]);
+  clearTimeout(timer);
+  if (!info) return undefined;
+  return info.oomKilled ? `it ran out of memory while starting (limit ${server.limits.memory})` : `it exited with code ${info.exitCode} while starting`;
+}
+
 export class Upstream {
   readonly server: ResolvedServer;
   state: ServerState = "idle";
@@ -69,20 +80,44 @@ export class Upstream {
   #failures = 0;
   #stopped = false;
   #lastExit: ExitInfo | undefined;
+  #retryInMs: number | undefined;
+  /** why this server can never start in this gateway (a secret that is not set): it is not tried */
+  readonly #unavailable: string | undefined;
+  /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
+  readonly #halt: Promise<never>;
+  #haltNow!: (e: Error) => void;
 
-  constructor(server: ResolvedServer, launcher: Launcher, hooks: UpstreamHooks) {
+  constructor(server: ResolvedServer, launcher: Launcher, hooks: UpstreamHooks, unavailable?: string) {
     this.server = server;
     this.#launcher = launcher;
     this.#hooks = hooks;
+    this.#unavailable = unavailable;
+    if (unavailable !== undefined) {
+      this.state = "failed";
+      this.lastError = unavailable;
+    }
+    this.#halt = new Promise<never>((_, reject) => (this.#haltNow = reject));
+    this.#halt.catch(() => {});
   }
 
   get name(): string {
     return this.server.name;
   }
 
+  /** The delay of the restart scheduled now, if one is. */
+  get retryInMs(): number | undefined {
+    return this.#retryInMs;
+  }
+
+  /** True when this server cannot start in this gateway (its failure is told, it is never tried). */
+  get unavailable(): boolean {
+    return this.#unavailable !== undefined;
+  }
+
   /** The connected client, starting the server if it is idle (lazy) or waiting while it starts. */
   ensureStarted(): Promise<Client> {
     if (this.#client && this.state === "running") return Promise.resolve(this.#client);
+    if (this.#unavailable !== undefined) return Promise.reject(this.#downError(this.#unavailable));
     if (this.#starting) return this.#starting;
     if (this.#stopped) return Promise.reject(this.#downError("the gateway is stopping"));
     if (this.state === "idle" || (this.state === "failed" && this.server.restart !== "never")) return this.start();
@@ -90,6 +125,10 @@ export class Upstream {
   }
 
   start(): Promise<Client> {
+    if (this.#unavailable !== undefined) {
+      this.#setState("failed", this.#unavailable);
+      return Promise.reject(this.#downError(this.#unavailable));
+    }
     this.#starting ??= this.#start().finally(() => (this.#starting = undefined));
     return this.#starting;
   }
@@ -104,7 +143,7 @@ export class Upstream {
       if (closed && !options.signal?.aborted) {
         throw this.#downError(this.#exitText());
       }
-      throw e;
+      throw relayed(e); // the server's words, without the prefix the gateway's SDK Client put before them
     }
   }
 
@@ -122,7 +161,8 @@ export class Upstream {
     const { startupMs } = this.server.timeouts;
     let launched: LaunchedServer | undefined;
     try {
-      await this.#launcher.prepare?.(this.server);
+      await this.#unlessStopped(Promise.resolve(this.#launcher.prepare?.(this.server)));
+      // not given up on a stop: a container being made is waited for (it takes a moment), so it is removed below
       launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000).catch(() => {}));
       if (this.#stopped) throw new Error("the gateway is stopping");
       this.#launched = launched;
@@ -133,29 +173,31 @@ export class Upstream {
         (info) => this.#onExit(watched, info),
         () => this.#onExit(watched, { exitCode: -1, oomKilled: false }),
       );
-      const client = await this.#connect(launched, startupMs);
+      const client = await this.#unlessStopped(this.#connect(launched, startupMs));
       this.capabilities = client.getServerCapabilities();
       this.instructions = client.getInstructions();
       const previous = this.lists;
       this.#client = client;
-      await this.#hooks.onReady(this, client);
-      this.lists = await listAll(client, this.capabilities, startupMs, this.name);
+      await this.#unlessStopped(this.#hooks.onReady(this, client));
+      this.lists = await this.#unlessStopped(listAll(client, this.capabilities, startupMs, this.name));
       this.startedAt = Date.now();
       this.lastError = undefined;
       this.#setState("running");
       if (JSON.stringify(previous) !== JSON.stringify(this.lists)) this.#hooks.onListsChanged(this);
       return client;
     } catch (e) {
-      const why = messageOf(e);
+      const closed = e instanceof McpError && e.code === ErrorCode.ConnectionClosed;
+      const why = (closed && launched && (await exitOf(launched, this.server))) || failureText(e);
       this.#client = undefined;
       if (launched) {
         if (this.#launched === launched) this.#launched = undefined; // its exit is this failure, not a crash to report
         await launched.stop(1000).catch(() => {});
       }
       this.lastError = why;
-      this.#setState(this.#stopped ? "stopped" : "failed", this.lastError);
-      if (this.restarts > 0) this.#scheduleRestart();
-      throw this.#downError(this.lastError);
+      if (this.#stopped) this.#setState("stopped");
+      else if (this.restarts > 0 && this.server.restart !== "never") this.#scheduleRestart();
+      else this.#setState("failed", why);
+      throw this.#downError(why);
     }
   }
 
@@ -189,20 +231,25 @@ export class Upstream {
     if (lived > STABLE_MS) this.#failures = 0;
     this.lastError = this.#exitText();
     if (this.state === "starting") return; // #start reports the failure
-    this.#setState(this.server.restart === "never" ? "failed" : "restarting", this.lastError);
-    if (this.server.restart !== "never") this.#scheduleRestart();
+    if (this.server.restart === "never") this.#setState("failed", this.lastError);
+    else this.#scheduleRestart();
   }
 
+  /** One state change: "restarting", with the error and the delay (retryInMs) known to whoever reports it. */
   #scheduleRestart(): void {
-    if (this.#stopped || this.#restartTimer || this.server.restart === "never") return;
-    const delay = BACKOFF_MS[Math.min(this.#failures++, BACKOFF_MS.length - 1)]!;
+    if (this.#stopped || this.server.restart === "never") return;
+    if (!this.#restartTimer) {
+      const delay = BACKOFF_MS[Math.min(this.#failures++, BACKOFF_MS.length - 1)]!;
+      this.#retryInMs = delay;
+      this.#restartTimer = setTimeout(() => {
+        this.#restartTimer = undefined;
+        this.#retryInMs = undefined;
+        this.restarts++;
+        this.start().catch(() => {});
+      }, delay);
+      this.#restartTimer.unref();
+    }
     this.#setState("restarting", this.lastError);
-    this.#restartTimer = setTimeout(() => {
-      this.#restartTimer = undefined;
-      this.restarts++;
-      this.start().catch(() => {});
-    }, delay);
-    this.#restartTimer.unref();
   }
 
   /** A notification to the server if it is running (dropped otherwise: a new start asks afresh). */
@@ -223,8 +270,10 @@ export class Upstream {
   /** Stops the current container (if any) and starts a new one now. */
   async restart(): Promise<void> {
     if (this.#stopped) return;
+    if (this.#unavailable !== undefined) return void (await this.start());
     clearTimeout(this.#restartTimer);
     this.#restartTimer = undefined;
+    this.#retryInMs = undefined;
     const launched = this.#launched;
     this.#launched = undefined;
     const client = this.#client;
@@ -238,14 +287,21 @@ export class Upstream {
   /** Stops the container now, even mid-start (a start in flight sees #stopped and removes what it launched). */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#haltNow(new Error("the gateway is stopping"));
     clearTimeout(this.#restartTimer);
+    this.#retryInMs = undefined;
     const client = this.#client;
     this.#client = undefined;
     const launched = this.#launched;
     this.#launched = undefined;
     await Promise.allSettled([client?.close(), launched?.stop(3000)]);
     await this.#starting?.catch(() => {});
-    this.#setState("stopped");
+    if (this.state !== "stopped") this.#setState("stopped"); // a start given up on says so itself
+  }
+
+  /** `p`, unless the gateway stops first (then the start fails at once; what `p` brings later is dropped). */
+  #unlessStopped<T>(p: Promise<T>): Promise<T> {
+    return Promise.race([p, this.#halt]);
   }
 
   #setState(state: ServerState, error?: string): void {
@@ -260,7 +316,8 @@ export class Upstream {
   }
 
   #downError(why: string): McpError {
+    if (this.#unavailable !== undefined) return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why}`);
     const next = this.server.restart === "never" ? "restart: never, it stays down" : "it is being restarted";
-    return new McpError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
+    return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
   }
 }

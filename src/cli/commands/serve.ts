@@ -15,21 +15,49 @@ import { terminalLine } from "../../text/terminal.ts";
 // the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes
 const log = (line: string) => void process.stderr.write(`mcpbox: ${terminalLine(line)}\n`);
 
+/** SPEC 4.2 allows 5 s from a signal to exit: what is not removed by then is the reaper's (it removes it in seconds). */
+const STOP_DEADLINE_MS = 4000;
+
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
   // a stray rejection in one server's traffic must not take every other server down with the gateway
   process.on("unhandledRejection", (e) => log(`internal error (the gateway keeps running): ${messageOf(e)}`));
+  const stop = stopRequests(); // first: a signal stops serve at any moment, also while the config loads
+  const starting = startGateway(ctx, names);
+  starting.catch(() => {}); // a failure after a stop request is of no interest
+  const started = await Promise.race([starting, stop.reason.then(() => undefined)]);
+  if (!started) {
+    // the config, the engine or the reaper were still being set up: no container of this gateway exists yet
+    log(`stopping (${await stop.reason})`);
+    return stop.failed() ? EXIT.internal : 0;
+  }
+  const { gateway, publication } = started;
+  const closed = new Promise<string>((resolve) => (gateway.server.onclose = () => resolve("the client closed stdin")));
+  await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
+  gateway.startEager();
+
+  const why = await Promise.race([stop.reason, closed]);
+  log(`stopping (${why})`);
+  const done = Promise.all([publication?.close().catch(() => {}), gateway.close().catch((e: unknown) => log(`stopping: ${messageOf(e)}`))]);
+  if (!(await within(done, STOP_DEADLINE_MS))) log("stopping took too long: the reaper removes the containers left");
+  return stop.failed() ? EXIT.internal : 0;
+}
+
+async function startGateway(ctx: Context, names: string[]) {
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   const { gateway, events, info } = await createGateway(config, names, log);
   log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
-
   const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
     log(`monitor socket unavailable: ${messageOf(e)}`);
     return undefined;
   });
+  return { gateway, publication };
+}
+
+/** SIGINT, SIGTERM, or a bug (uncaught), from the first moment of serve. */
+function stopRequests(): { reason: Promise<string>; failed: () => boolean } {
   let failed = false;
-  const stopped = new Promise<string>((resolve) => {
-    gateway.server.onclose = () => resolve("the client closed stdin");
+  const reason = new Promise<string>((resolve) => {
     process.once("SIGINT", () => resolve("SIGINT"));
     process.once("SIGTERM", () => resolve("SIGTERM"));
     // a bug (no server input can throw this far: each line is handled in isolation) stops the gateway cleanly,
@@ -40,12 +68,14 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
       resolve("internal error");
     });
   });
-  await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
-  gateway.startEager();
+  return { reason, failed: () => failed };
+}
 
-  const why = await stopped;
-  log(`stopping (${why})`);
-  await publication?.close().catch(() => {});
-  await gateway.close();
-  return failed ? EXIT.internal : 0;
+/** True when `p` settled within `ms`. */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const inTime = await Promise.race([p.then(() => true), late]);
+  clearTimeout(timer);
+  return inTime;
 }

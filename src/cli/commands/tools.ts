@@ -4,13 +4,14 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { McpboxError, messageOf } from "../../errors.ts";
 import { createGateway } from "../../gateway/start.ts";
 import type { Gateway } from "../../gateway/gateway.ts";
+import { wireMessage } from "../../gateway/rpc-error.ts";
 import { terminalLine, terminalText } from "../../text/terminal.ts";
 import { VERSION } from "../../version.ts";
 import { err, out, paint, printJson } from "../output.ts";
@@ -27,7 +28,11 @@ export async function run(ctx: Context, positional: string[] = []): Promise<numb
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) err(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // only what the user must know: failures, warnings, builds; not the servers' routine states or their stderr
-  const quiet = (line: string) => (/^\S+: (starting|running|stopped|stopping)\b|^\[/.test(line) ? undefined : err(paint.dim(`mcpbox: ${terminalLine(line)}`)));
+  const quiet = (line: string) => {
+    if (/^\S+: (starting|running|stopped|stopping)\b|^\[/.test(line)) return;
+    const shown = `mcpbox: ${terminalLine(line)}`;
+    err(/^\S+: failed: /.test(line) ? paint.yellow(shown) : paint.dim(shown)); // a failure is told once, where it is seen
+  };
   const { gateway } = await createGateway(config, names, quiet);
   const client = new Client({ name: "mcpbox-tools", version: VERSION });
   try {
@@ -37,8 +42,9 @@ export async function run(ctx: Context, positional: string[] = []): Promise<numb
     await client.connect(b);
     if (typeof ctx.options.call === "string") return await callOne(client, ctx.options.call, args, ctx.options.json === true);
     const { tools } = await client.listTools();
-    printTools(gateway, tools, ctx.options.json === true);
-    return [...gateway.upstreams.values()].every((u) => u.state === "running") ? 0 : 1;
+    const failed = failedServers(gateway);
+    printTools(gateway, tools, failed, ctx.options.json === true);
+    return failed.length === 0 ? 0 : 1;
   } finally {
     await client.close().catch(() => {});
     await gateway.close();
@@ -63,7 +69,9 @@ async function callOne(client: Client, tool: string, args: Record<string, unknow
   try {
     result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
   } catch (e) {
-    throw new McpboxError("failed", `calling ${tool} failed: ${terminalLine(messageOf(e))}`, { hint: "run `mcpbox tools` to see the tool names" });
+    // the gateway's words (its errors name the tool or server already), without the SDK's "MCP error <code>: "
+    const why = terminalLine(e instanceof McpError ? wireMessage(e) : messageOf(e));
+    throw new McpboxError("failed", why.includes(tool) ? why : `calling ${tool} failed: ${why}`, { hint: "run `mcpbox tools` to see the tool names" });
   }
   if (json) printJson(result);
   // the server's answer is shown as text; --json gives it exactly (escaped)
@@ -71,18 +79,33 @@ async function callOne(client: Client, tool: string, args: Record<string, unknow
   return result.isError ? 1 : 0;
 }
 
-function printTools(gateway: Gateway, tools: Tool[], json: boolean): void {
+interface FailedServer {
+  server: string;
+  image?: string;
+  error: string;
+}
+
+/** Servers that could not start (a lazy one listed from the cache is idle, not failed); their failure was printed once. */
+function failedServers(gateway: Gateway): FailedServer[] {
+  return [...gateway.upstreams.values()]
+    .filter((u) => u.state === "failed" || u.state === "restarting")
+    .map((u) => ({
+      server: u.name,
+      ...(u.server.source.kind === "image" ? { image: u.server.source.image } : {}),
+      error: gateway.options.redact(u.lastError ?? u.state),
+    }));
+}
+
+function printTools(gateway: Gateway, tools: Tool[], failed: FailedServer[], json: boolean): void {
   const rows = tools.map((t) => {
     const route = gateway.catalog.toolRoutes.get(t.name);
     return { server: route?.server ?? "", name: t.name, description: firstLine(t.description ?? "") };
   });
   if (json) {
-    printJson({ tools: rows.map((r, i) => ({ ...r, tool: gateway.catalog.toolRoutes.get(tools[i]!.name)?.name, inputSchema: tools[i]!.inputSchema })) });
+    printJson({ tools: rows.map((r, i) => ({ ...r, tool: gateway.catalog.toolRoutes.get(tools[i]!.name)?.name, inputSchema: tools[i]!.inputSchema })), failed });
     return;
   }
-  const down = [...gateway.upstreams.values()].filter((u) => u.state !== "running");
-  for (const u of down) err(paint.yellow(terminalLine(`${u.name}: ${u.state}${u.lastError ? `: ${u.lastError}` : ""}`)));
-  if (rows.length === 0) return void out("no tools");
+  if (rows.length === 0) return void out(failed.length > 0 ? "no tools (see the failures above)" : "no tools");
   // names and descriptions are the servers' words: one line each, no escapes
   const cells = rows.map((r) => ({ server: terminalLine(r.server), name: terminalLine(r.name), description: terminalLine(r.description) }));
   const w1 = Math.max(6, ...cells.map((r) => r.server.length));

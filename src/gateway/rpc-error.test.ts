@@ -1,0 +1,21 @@
+import { describe, expect, it } from "vitest";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { relayed, RpcError, wireMessage } from "./rpc-error.ts";
+
+describe("gateway JSON-RPC errors", () => {
+  it("carry their message without the SDK's prefix, so a client's own McpError shows it once", () => {
+    const e = new RpcError(ErrorCode.InvalidParams, "unknown tool: a__b");
+    expect(e).toBeInstanceOf(McpError);
+    expect(e.message).toBe("unknown tool: a__b");
+    expect(new McpError(e.code, e.message).message).toBe("MCP error -32602: unknown tool: a__b");
+  });
+  it("pass on what the other side said, without the prefix the gateway's SDK Client added", () => {
+    const fromServer = new McpError(ErrorCode.InvalidParams, "MCP error -32602: bad"); // an SDK server's words, as received
+    const out = relayed(fromServer) as RpcError;
+    expect(out.message).toBe("MCP error -32602: bad");
+    expect(out.code).toBe(ErrorCode.InvalidParams);
+    expect(wireMessage(new McpError(-32000, "plain"))).toBe("plain");
+    const other = new Error("x");
+    expect(relayed(other)).toBe(other);
+  });
+});
