@@ -29,6 +29,22 @@ timed() {
   log "$what: $((SECONDS - start)) s"
 }
 
+# True once process $2 has ended, false when $1 seconds passed first.
+wait_up_to() {
+  local i
+  for ((i = 0; i < $1 * 10; i++)); do kill -0 "$2" 2>/dev/null || return 0; sleep 0.1; done
+  return 1
+}
+
+# docker build -q, without the legacy builder's deprecation notice (the classic builder is the one that works here)
+quiet_build() {
+  local out status=0
+  out=$(docker build -q "$@" 2>&1 >/dev/null) || status=$?
+  out=$(sed '/^DEPRECATED: The legacy builder/,/^$/d' <<<"$out")
+  [[ -z "$out" ]] || printf '%s\n' "$out" >&2
+  return "$status"
+}
+
 has_image() { [[ "$FORCE" != 1 ]] && docker image inspect "$1" >/dev/null 2>&1; }
 
 rootfs_tarball() {
@@ -43,8 +59,13 @@ rootfs_tarball() {
   mkdir -p "$CACHE_DIR"
   local root
   root="$(mktemp -d "$CACHE_DIR/rootfs.XXXXXX")"
-  log "debootstrap --variant=minbase bookworm from $MIRROR"
-  debootstrap --variant=minbase --include=ca-certificates bookworm "$root" "$MIRROR" >"$CACHE_DIR/debootstrap.log" 2>&1 ||
+  log "debootstrap --variant=minbase bookworm from $MIRROR (about 30 s; log: $CACHE_DIR/debootstrap.log)"
+  debootstrap --variant=minbase --include=ca-certificates bookworm "$root" "$MIRROR" >"$CACHE_DIR/debootstrap.log" 2>&1 &
+  local pid=$! status=0
+  # a line every 10 s, so a slow mirror does not look like a hang
+  while ! wait_up_to 10 "$pid"; do log "debootstrap: $(grep -c '^I: ' "$CACHE_DIR/debootstrap.log") steps done; last: $(grep '^I: ' "$CACHE_DIR/debootstrap.log" | tail -n 1 | cut -c4-)"; done
+  wait "$pid" || status=$?
+  ((status == 0)) ||
     { tail -n 30 "$CACHE_DIR/debootstrap.log" >&2; rm -rf "$root"; die "debootstrap failed (log: $CACHE_DIR/debootstrap.log)"; }
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
   tar --numeric-owner -C "$root" -cf "$tarball.part" .
@@ -94,7 +115,7 @@ build_node() {
   local ctx
   ctx="$(mktemp -d)"
   node_context "$ctx"
-  docker build -q -t "$NODE_IMAGE" "$ctx" >/dev/null || { rm -rf "$ctx"; die "building $NODE_IMAGE failed"; }
+  quiet_build -t "$NODE_IMAGE" "$ctx" || { rm -rf "$ctx"; die "building $NODE_IMAGE failed"; }
   rm -rf "$ctx"
 }
 
@@ -116,7 +137,7 @@ RUN apt-get update \\
 LABEL $LABEL
 CMD ["python3"]
 EOF
-  docker build -q -t "$PYTHON_IMAGE" "$ctx" >/dev/null || { rm -rf "$ctx"; die "building $PYTHON_IMAGE failed"; }
+  quiet_build -t "$PYTHON_IMAGE" "$ctx" || { rm -rf "$ctx"; die "building $PYTHON_IMAGE failed"; }
   rm -rf "$ctx"
 }
 
