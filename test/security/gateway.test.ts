@@ -83,6 +83,18 @@ describe("no server input can stop the gateway (boundary 4)", () => {
     expect(alive(gw.pid)).toBe(true);
     expect(gw.stderr()).not.toMatch(STACK);
   });
+  it("a resource template built to make a regex backtrack, and a URI aimed at it, block nothing", async () => {
+    const template = `evil://x/${"{+a}".repeat(12)}X`;
+    const p = project({ evil: hostileServer({ name: "evil", lists: { resourceTemplates: [{ uriTemplate: template, name: "t" }] } }), good: hostileServer({ name: "good" }) });
+    const gw = await connect(p);
+    open.push(gw);
+    await gw.client.listResourceTemplates();
+    const uri = `evil://x/${"a".repeat(5000)}`;
+    await gw.client.callTool({ name: "evil__attack", arguments: { actions: [{ notify: { method: "notifications/resources/updated", params: { uri } } }] } });
+    await gw.client.readResource({ uri }).catch(() => {});
+    // a matcher that backtracks would hold the event loop for minutes here
+    expect(textOf(await gw.client.callTool({ name: "good__echo", arguments: { text: "t" } }, undefined, { timeout: 10_000 }))).toBe('good: {"text":"t"}');
+  });
 });
 
 describe("memory stays bounded (boundary 5)", () => {
