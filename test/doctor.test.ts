@@ -109,6 +109,7 @@ describe("mcpbox doctor", () => {
       "socket permissions",
       "base image (node)",
       "base image (python)",
+      "TLS for builds",
       "config",
       "MCPBOX_HOME",
       "hardened containers",

@@ -128,7 +128,7 @@ async function runBuild(docker: Docker, config: ResolvedConfig, plan: BuildPlan,
     const after = await danglingImageIds(docker);
     await removeImages(docker, log.imageIds.filter((id) => after.has(id) && !before.has(id)).reverse());
   }
-  if (log.error !== undefined) throw buildFailure(plan.server, log);
+  if (log.error !== undefined) throw buildFailure(plan.server, log, opts.caCert ?? config.build.caCerts);
 }
 
 /** --pull refreshes the base images; a template's missing base is pulled too, with an error that says what to do. */

@@ -22,6 +22,8 @@ export const CHECK = {
   config: "config",
   home: "MCPBOX_HOME",
   runtime: "hardened containers",
+  image: (server: string) => `image (${server})`,
+  tls: "TLS for builds",
 } as const;
 
 /** Oldest engine API tested: Docker 19.03 (init, pids limit, tmpfs, NanoCpus). Podman 4 reports 1.41. */

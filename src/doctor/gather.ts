@@ -12,6 +12,8 @@ import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from
 import { isMcpboxError, messageOf } from "../errors.ts";
 import { mcpboxHome, privateFolder, UntrustedFolder } from "../home.ts";
 import * as C from "./checks.ts";
+import { imageFacts, tlsFacts } from "./gather-outside.ts";
+import { imageCheck, tlsCheck } from "./outside-checks.ts";
 
 export interface DoctorOptions {
   configPath: string | undefined;
@@ -30,11 +32,15 @@ export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
   const reachable = "apiVersion" in engine;
   const images = reachable ? await baseImageFacts(baseImages, config) : [];
   const probeImage = images.find((i) => i.size !== undefined)?.image;
+  const nodeBase = images.find((i) => i.lang === "node" && i.size !== undefined)?.image;
+  const [servers, tls] = reachable ? await Promise.all([imageFacts(config), tlsFacts(config, nodeBase)]) : [[], undefined];
   return [
     reachable ? C.engineCheck(address) : C.engineCheck(address, engine),
     reachable ? C.versionCheck(engine) : C.skipped(C.CHECK.version),
     C.socketCheck(socketFacts(address)),
     ...(reachable ? images.map(C.baseImageCheck) : baseImages.map(([lang]) => C.skipped(C.CHECK.baseImage(lang)))),
+    ...servers.map(imageCheck),
+    tls ? tlsCheck(tls) : C.skipped(C.CHECK.tls),
     C.configCheck(configFacts),
     homeResult(mcpboxHome(o.env)),
     reachable ? C.runtimeCheck(await runtimeFacts(probeImage, engine)) : C.skipped(C.CHECK.runtime),

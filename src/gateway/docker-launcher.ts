@@ -42,9 +42,8 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
       // the server's state shows only a message: the fix travels inside it, printed once
       p = resolveImage(server).catch((e: unknown) => Promise.reject(e instanceof McpboxError ? reported(server.name, e) : e));
       images.set(server.name, p);
-      // a build is tried again at the next start; a pull that failed stays failed for the session (no repeated report)
-      if (server.source.kind !== "image") p.catch(() => images.delete(server.name));
-      else p.catch(() => {});
+      // a failed build or pull stays failed for this session: a restart would only repeat it (and its report)
+      p.catch(() => {});
     }
     return p;
   };

@@ -10,6 +10,10 @@ export default defineConfig({
     limits: { memory: "512m", cpus: 1, pids: 256 },
   },
 
+  // Behind a proxy that re-signs TLS (corporate networks), image builds need its CA to reach the npm or Python
+  // registry; `mcpbox doctor` tells you. The machine's own bundle usually holds it:
+  // build: { caCerts: "/etc/ssl/certs/ca-certificates.crt" },
+
   servers: {
     // The reference filesystem server, built from its npm package into a minimal non-root image.
     // It sees only ./workspace, mounted read-only at /workspace.
