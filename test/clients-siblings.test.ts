@@ -1,7 +1,8 @@
 /**
  * `mcpbox config cline --write` writes where each Cline reads: the VS Code extension's globalStorage file always, and
- * the Cline CLI's ~/.cline/data/settings/cline_mcp_settings.json once the CLI is installed (~/.cline exists).
- * Every other client's CLI and IDE share one file (checked in src/clients/targets.test.ts).
+ * the Cline CLI's ~/.cline/data/settings/cline_mcp_settings.json once the CLI is installed (~/.cline exists);
+ * `config vscode --write` writes VS Code Insiders' mcp.json too when Insiders is there. Every other client's CLI and
+ * IDE share one file (checked in src/clients/targets.test.ts).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -24,11 +25,11 @@ beforeAll(() => {
 
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function configCline(): { code: number | null; stderr: string } {
+function configCline(client = "cline"): { code: number | null; stderr: string } {
   const { command, args } = mcpboxCommand();
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, NO_COLOR: "1" };
   delete env.XDG_CONFIG_HOME;
-  const r = spawnSync(command, [...args, "config", "cline", "--write", "-c", config], { cwd: tmp, env, encoding: "utf8" });
+  const r = spawnSync(command, [...args, "config", client, "--write", "-c", config], { cwd: tmp, env, encoding: "utf8" });
   return { code: r.status, stderr: r.stderr };
 }
 
@@ -62,4 +63,15 @@ it("writes the CLI's file when only its folder exists (installed, never configur
   const r = configCline();
   expect(r.code, r.stderr).toBe(0);
   expect(servers(cli())).toEqual(["mcpbox"]);
+});
+
+it("vscode --write updates VS Code Insiders' mcp.json too once its user folder exists", () => {
+  const insiders = path.join(home, ".config/Code - Insiders/User");
+  fs.mkdirSync(insiders, { recursive: true });
+  const r = configCline("vscode");
+  expect(r.code, r.stderr).toBe(0);
+  for (const dir of [path.join(home, ".config/Code/User"), insiders]) {
+    expect(Object.keys((JSON.parse(fs.readFileSync(path.join(dir, "mcp.json"), "utf8")) as { servers: object }).servers)).toEqual(["mcpbox"]);
+  }
+  expect(r.stderr).toContain("restart VS Code Insiders to load it");
 });

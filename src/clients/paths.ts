@@ -36,9 +36,9 @@ export const inHome =
   (d: PlatformDirs) =>
     d.join(d.home, ...parts);
 
-/** VS Code's user folder: where VS Code and its extensions (Cline) keep user-level files. */
-export function vscodeUserDir(d: PlatformDirs): string {
-  if (d.os === "macos") return d.join(d.appSupport, "Code", "User");
-  if (d.os === "windows") return d.join(d.appData, "Code", "User");
-  return d.join(d.xdgConfig, "Code", "User");
+/** VS Code's user folder: where VS Code and its extensions (Cline) keep user-level files; Insiders has its own. */
+export function vscodeUserDir(d: PlatformDirs, product = "Code"): string {
+  if (d.os === "macos") return d.join(d.appSupport, product, "User");
+  if (d.os === "windows") return d.join(d.appData, product, "User");
+  return d.join(d.xdgConfig, product, "User");
 }

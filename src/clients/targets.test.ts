@@ -17,8 +17,18 @@ describe("write targets", () => {
     ]);
   });
 
+  it("vscode: VS Code's mcp.json, and Insiders' once its user folder exists", () => {
+    const vscode = getClient("vscode");
+    const insiders = "/home/dev/.config/Code - Insiders/User";
+    expect(writeTargets(vscode, linux, () => false).map((t) => t.file)).toEqual(["/home/dev/.config/Code/User/mcp.json"]);
+    expect(writeTargets(vscode, linux, (p) => p === insiders)).toEqual([
+      { title: "VS Code", file: "/home/dev/.config/Code/User/mcp.json" },
+      { title: "VS Code Insiders", file: `${insiders}/mcp.json` },
+    ]);
+  });
+
   it("every other client: one file, whatever exists (their CLI and IDE share it)", () => {
-    for (const c of CLIENTS.filter((c) => c.name !== "cline")) {
+    for (const c of CLIENTS.filter((c) => c.name !== "cline" && c.name !== "vscode")) {
       expect(writeTargets(c, linux, () => true).map((t) => t.file), c.name).toEqual([c.userFile(linux)]);
     }
   });

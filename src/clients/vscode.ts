@@ -2,6 +2,7 @@
  * VS Code: mcp.json in the user profile folder or .vscode/mcp.json, servers under `servers` with `type: "stdio"`;
  * JSON with comments; `${env:NAME}` is a predefined variable.
  * Docs: https://code.visualstudio.com/docs/copilot/reference/mcp-configuration
+ * VS Code Insiders keeps its own user folder ("Code - Insiders"), so `--write` updates its mcp.json too when it exists.
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact, envMap } from "./types.ts";
@@ -16,6 +17,13 @@ export const vscode: ClientDescriptor = {
   format: "jsonc",
   servers: { path: ["servers"], shape: "map" },
   userFile: (d) => d.join(vscodeUserDir(d), "mcp.json"),
+  siblings: [
+    {
+      title: "VS Code Insiders",
+      file: (d) => d.join(vscodeUserDir(d, "Code - Insiders"), "mcp.json"),
+      installedAt: (d) => vscodeUserDir(d, "Code - Insiders"),
+    },
+  ],
   projectFile: ".vscode/mcp.json",
   envRef,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),

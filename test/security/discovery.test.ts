@@ -1,6 +1,6 @@
 /**
  * Boundary 3: config discovery runs only the user's own file. Hostile repositories in temp folders: a config planted
- * above the repository root or in a folder of another user (uid 4242, the tests run as root), a config or imported
+ * above the repository root or in a folder of another user (uid 4242: root chowns, another user has the engine do it), a config or imported
  * module that others can write or another user owns, behind -c too. Each hostile file writes a marker when it runs;
  * the marker must never appear, and every refusal exits 1 naming the file and the fix.
  */
@@ -9,17 +9,17 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { mcpboxCommand } from "../helpers/gateway.ts";
+import { chownTo, removeTree } from "../helpers/owner.ts";
 import { tempDir } from "./_hostile.ts";
 
 const OTHER = 4242;
 let dirs: string[] = [];
 afterEach(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  for (const d of dirs) removeTree(d);
   dirs = [];
 });
 
 function root(): string {
-  expect(process.getuid?.(), "these tests simulate another user with chown: run them as root (CI does)").toBe(0);
   const d = tempDir("discovery");
   dirs.push(d);
   return d;
@@ -44,7 +44,7 @@ function write(file: string, text: string, mode = 0o644, uid?: number) {
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
   fs.writeFileSync(file, text, { mode });
   fs.chmodSync(file, mode);
-  if (uid !== undefined) fs.chownSync(file, uid, uid);
+  if (uid !== undefined) chownTo(file, uid);
 }
 
 describe("discovery stops where the user's own folders end", () => {
@@ -66,7 +66,7 @@ describe("discovery stops where the user's own folders end", () => {
     const theirs = path.join(t, "shared");
     write(path.join(theirs, "sandbox.config.ts"), hostile(marker), 0o644, OTHER);
     fs.mkdirSync(path.join(theirs, "mine"));
-    fs.chownSync(theirs, OTHER, OTHER);
+    chownTo(theirs, OTHER);
     const r = run(path.join(theirs, "mine"), ["validate"]);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`before ${theirs}, which is owned by uid ${OTHER}, not by you`);
@@ -144,7 +144,7 @@ describe("a config or module that is not the user's own never runs", () => {
       write(evil, hostile(marker, "export const servers = {};"), 0o644, OTHER);
       const r = run(p, ["validate"], loader === "jiti" ? { MCPBOX_CONFIG_LOADER: "jiti" } : {});
       expect(r.code).toBe(1);
-      expect(r.err).toContain(`${evil}: refused: owned by uid ${OTHER}, not by you (uid 0)`);
+      expect(r.err).toContain(`${evil}: refused: owned by uid ${OTHER}, not by you (uid ${process.getuid!()})`);
       expect(fs.existsSync(marker)).toBe(false);
     });
   }
