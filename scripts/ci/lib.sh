@@ -128,7 +128,9 @@ SETUP_CA_BUNDLE=${SETUP_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 SETUP_BASE_IMAGES_CMD=${SETUP_BASE_IMAGES_CMD:-scripts/ci/base-images.sh}
 
 # The commands a job needs besides the engine: tests drive a terminal UI with tmux and clone the repository.
-setup_commands() { [[ "$1" == test ]] && printf '%s\n' tmux git; return 0; }
+# docker-registry (Debian's, distribution 2.8): the image-server tests push to and pull from one on 127.0.0.1:5000,
+# which they start themselves with a loopback-only config.
+setup_commands() { [[ "$1" == test ]] && printf '%s\n' tmux git docker-registry; return 0; }
 
 # Base images the engine does not have.
 missing_base_images() {

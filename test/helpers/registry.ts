@@ -17,7 +17,12 @@ export interface Registry {
 }
 
 export async function ensureRegistry(): Promise<Registry> {
-  if (await answers()) return { address: REGISTRY, stop: async () => {} };
+  const status = await answers();
+  if (status === 200) return { address: REGISTRY, stop: async () => {} };
+  if (status !== undefined) {
+    // Debian's packaged service listens on :5000 with htpasswd auth: not one these tests can push to
+    throw new Error(`the registry at ${REGISTRY} answers /v2/ with HTTP ${status} (auth?): stop it (systemctl stop docker-registry) so the tests can start an open one on loopback`);
+  }
   const found = spawnSync("sh", ["-c", `command -v ${BINARY}`], { encoding: "utf8" });
   if (found.status !== 0) {
     throw new Error(`no registry answers at ${REGISTRY} and ${BINARY} is not installed: apt-get install -y docker-registry (.ci/run does)`);
@@ -31,7 +36,7 @@ export async function ensureRegistry(): Promise<Registry> {
   let log = "";
   child.stderr!.on("data", (d: Buffer) => (log = (log + d.toString()).slice(-4000)));
   const deadline = Date.now() + 10_000;
-  while (!(await answers())) {
+  while ((await answers()) !== 200) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill();
       throw new Error(`${BINARY} did not start on ${REGISTRY}:\n${log}`);
@@ -60,12 +65,13 @@ export function registryConfig(dataDir: string): string {
   ].join("\n");
 }
 
-async function answers(): Promise<boolean> {
+/** The HTTP status of GET /v2/, or undefined when nothing answers. */
+async function answers(): Promise<number | undefined> {
   try {
     const r = await fetch(`http://${REGISTRY}/v2/`, { signal: AbortSignal.timeout(1000) });
-    return r.status === 200;
+    return r.status;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
