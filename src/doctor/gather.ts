@@ -39,7 +39,7 @@ export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
     reachable ? C.versionCheck(engine) : C.skipped(C.CHECK.version),
     C.socketCheck(socketFacts(address)),
     ...(reachable ? images.map(C.baseImageCheck) : baseImages.map(([lang]) => C.skipped(C.CHECK.baseImage(lang)))),
-    ...servers.map(imageCheck),
+    ...(reachable ? servers.map(imageCheck) : imageServers(config).map((name) => C.skipped(C.CHECK.image(name)))),
     tls ? tlsCheck(tls) : C.skipped(C.CHECK.tls),
     C.configCheck(configFacts),
     homeResult(mcpboxHome(o.env)),
@@ -83,6 +83,8 @@ async function configState(o: DoctorOptions): Promise<{ facts: C.ConfigFacts; co
     return { facts: { state: "unloadable", message: messageOf(e), hint: isMcpboxError(e) ? e.hint : undefined } };
   }
 }
+
+const imageServers = (config: ResolvedConfig | undefined) => (config?.servers ?? []).filter((s) => s.source.kind === "image").map((s) => s.name);
 
 function templateUsers(config: ResolvedConfig | undefined, lang: "node" | "python"): string[] {
   if (!config) return [];

@@ -42,4 +42,19 @@ describe("BuildProgress", () => {
     expect(lastFrame()).not.toMatch(/\x1b\]|\x07|\u009b/);
     unmount();
   });
+  it("shows image servers pulling (layers done), pulled and present", () => {
+    const store = new BuildStore(["gh", "local"]);
+    store.apply({ type: "pulling", server: "gh", image: "ghcr.io/o/gh:1" }, 1_000);
+    store.apply({ type: "pull-progress", server: "gh", line: "pulling ghcr.io/o/gh:1" }, 1_000);
+    store.apply({ type: "pull-progress", server: "gh", line: "layer 3f2a pulled (2/5)" }, 2_000);
+    store.apply({ type: "pulling", server: "local", image: "a/b:1" }, 1_000);
+    store.apply({ type: "pulled", server: "local", result: { server: "local", image: "a/b:1", pulled: false, seconds: 0 } }, 1_100);
+    const { lastFrame, unmount } = render(<BuildProgress store={store} now={() => 4_000} />);
+    const lines = lastFrame()!.split("\n");
+    expect(lines[0]).toMatch(/^gh\s+pulling\s+layers 2\/5\s+3s ghcr\.io\/o\/gh:1/);
+    expect(lines[1]).toMatch(/^local\s+present\s+0s a\/b:1/);
+    store.apply({ type: "pulled", server: "gh", result: { server: "gh", image: "ghcr.io/o/gh:1", pulled: true, seconds: 3 } }, 4_000);
+    expect(store.rows[0]).toMatchObject({ state: "pulled", step: "" });
+    unmount();
+  });
 });

@@ -42,13 +42,16 @@ export class BuildStore {
     else if (e.type === "cached") Object.assign(row, { state: "cached", endedAt: now, note: e.result.tag });
     else if (e.type === "done") Object.assign(row, { state: "done", endedAt: now, note: `${e.result.tag} ${formatSize(e.result.size)}` });
     else if (e.type === "pulling") Object.assign(row, { state: "pulling", startedAt: now, note: e.image });
-    else if (e.type === "pull-progress") row.step = e.line.slice(0, 40);
+    else if (e.type === "pull-progress") row.step = layersOf(e.line) ?? row.step;
     else if (e.type === "pulled") Object.assign(row, { state: e.result.pulled ? "pulled" : "present", step: "", endedAt: now, note: e.result.image });
     else Object.assign(row, { state: "failed", endedAt: now, note: e.error.message });
     row.note = terminalLine(row.note); // a failure's message can quote the build's output
     for (const fn of this.listeners) fn();
   }
 }
+
+/** "layer 3f2a pulled (2/5)" → "layers 2/5": the step column stays narrow. */
+const layersOf = (line: string) => /\((\d+\/\d+)\)$/.exec(line)?.[1]?.replace(/^/, "layers ");
 
 const COLOUR: Record<State, string> = {
   waiting: "gray",
@@ -82,7 +85,7 @@ export function BuildProgress({ store, now }: { store: BuildStore; now?: () => n
         <Box key={r.server} gap={1}>
           <Text bold>{r.server.padEnd(width)}</Text>
           <Text color={COLOUR[r.state]}>{r.state.padEnd(8)}</Text>
-          <Text wrap="truncate-end">{terminalLine(r.step).padEnd(11)}</Text>
+          <Text>{r.step.padEnd(11)}</Text>
           <Text dimColor>{elapsed(r, clock()).padStart(5)}</Text>
           <Text dimColor wrap="truncate-end">{r.note}</Text>
         </Box>
