@@ -1,0 +1,130 @@
+/**
+ * Starts one server's egress (the seam the gateway's launcher calls before it creates the server's container):
+ * a volume for the proxy's socket, the proxy's own network (no traffic between containers), the proxy, and the
+ * forwarder that owns the server's network namespace. Resolves when both answer "ready"; records then flow to
+ * onRecord. stop() removes all of it; every object carries the labels it was given (SPEC 4.6), for the sweep.
+ */
+import { PassThrough } from "node:stream";
+import type { Docker } from "../docker/engine.ts";
+import { LineSplitter } from "../docker/line-splitter.ts";
+import { McpboxError, messageOf } from "../errors.ts";
+import { forwarderContainer, proxyContainer } from "./containers.ts";
+import { parseRecord, type EgressRecord } from "./record.ts";
+import { forwarderSettings, serverProxyEnv, socketPath } from "./settings.ts";
+
+const READY_MS = 15_000;
+const STOP_SECONDS = 1;
+
+export interface EgressOptions {
+  docker: Docker;
+  image: string;
+  server: string;
+  allow: readonly string[];
+  /** the server's SPEC 4.6 labels (session, server, owner pid, config hash, owner host) */
+  labels: Readonly<Record<string, string>>;
+  /** a unique stem for the names of the containers, network and volume, e.g. `mcpbox-<session>-<server>` */
+  name: string;
+  onRecord: (r: EgressRecord) => void;
+  /** tests: attach the proxy to these networks instead of a network of its own */
+  networks?: readonly string[];
+  /** tests: `name:address` lines for the proxy's /etc/hosts */
+  proxyHosts?: readonly string[];
+}
+
+export interface RunningEgress {
+  readonly proxyId: string;
+  readonly forwarderId: string;
+  /** the server container's HostConfig.NetworkMode */
+  readonly networkMode: `container:${string}`;
+  /** what the server's environment gets (SPEC 10) */
+  readonly env: Readonly<Record<string, string>>;
+  stop(): Promise<void>;
+}
+
+export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
+  const created: Array<() => Promise<unknown>> = [];
+  const undo = async () => {
+    for (const remove of created.reverse()) await remove().catch(() => {});
+  };
+  try {
+    const volume = `${o.name}-egress`;
+    await o.docker.createVolume({ Name: volume, Labels: { ...o.labels } });
+    created.push(() => o.docker.getVolume(volume).remove());
+    const networks = o.networks ?? [await ownNetwork(o, created)];
+    const gateways = (await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat();
+    const base = { image: o.image, name: o.name, labels: o.labels, volume };
+    const proxy = await o.docker.createContainer(proxyContainer(
+      { ...base, network: networks[0]!, ...(o.proxyHosts ? { extraHosts: o.proxyHosts } : {}) },
+      { role: "proxy", listeners: [{ server: o.server, socket: socketPath(o.server), allow: [...o.allow] }], gateways },
+    ));
+    created.push(() => proxy.remove({ force: true }));
+    for (const n of networks.slice(1)) await o.docker.getNetwork(n).connect({ Container: proxy.id });
+    const forwarder = await o.docker.createContainer(forwarderContainer(base, forwarderSettings(o.server, o.allow)));
+    created.splice(created.length - 1, 0, () => forwarder.remove({ force: true }));
+    await Promise.all([proxy.start(), forwarder.start()]);
+    await Promise.all([follow(o.docker, proxy.id, o.onRecord), follow(o.docker, forwarder.id, () => {})]);
+    return {
+      proxyId: proxy.id,
+      forwarderId: forwarder.id,
+      networkMode: `container:${forwarder.id}`,
+      env: serverProxyEnv(),
+      stop: async () => {
+        await Promise.all([proxy.stop({ t: STOP_SECONDS }).catch(() => {}), forwarder.stop({ t: STOP_SECONDS }).catch(() => {})]);
+        await undo();
+      },
+    };
+  } catch (e) {
+    await undo();
+    if (e instanceof McpboxError) throw e;
+    throw new McpboxError("failed", `server "${o.server}": its egress proxy did not start: ${messageOf(e)}`, {
+      hint: "run `mcpbox doctor` to check the engine",
+      cause: e,
+    });
+  }
+}
+
+async function ownNetwork(o: EgressOptions, created: Array<() => Promise<unknown>>): Promise<string> {
+  const name = `${o.name}-egress`;
+  await o.docker.createNetwork({
+    Name: name,
+    Driver: "bridge",
+    Labels: { ...o.labels },
+    Options: { "com.docker.network.bridge.enable_icc": "false" },
+  });
+  created.push(() => o.docker.getNetwork(name).remove());
+  return name;
+}
+
+/** The gateway addresses of a network: where the host's own services answer. */
+async function gatewaysOf(docker: Docker, network: string): Promise<string[]> {
+  const info = (await docker.getNetwork(network).inspect()) as { IPAM?: { Config?: Array<{ Gateway?: string }> } };
+  return (info.IPAM?.Config ?? []).flatMap((c) => (c.Gateway ? [c.Gateway.split("/")[0]!] : []));
+}
+
+/** Follows a container's stdout: resolves at its "ready" line; each later record goes to onRecord. */
+async function follow(docker: Docker, id: string, onRecord: (r: EgressRecord) => void): Promise<void> {
+  const stream = await docker.getContainer(id).logs({ follow: true, stdout: true, stderr: true });
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  docker.modem.demuxStream(stream, stdout, stderr);
+  let said = "";
+  stderr.on("data", (d: Buffer) => (said = (said + d.toString()).slice(-2000)));
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "ready" within ${READY_MS / 1000} s${said ? `: ${said.trim()}` : ""}`)), READY_MS);
+    const ready = () => (clearTimeout(timer), resolve());
+    const splitter = new LineSplitter(8192, {
+      line: (bytes) => {
+        const text = bytes.toString("utf8");
+        if (text.startsWith('{"type":"ready"')) return ready();
+        const r = parseRecord(text);
+        if (r) onRecord(r);
+      },
+      oversize: () => {},
+    });
+    stdout.on("data", (d: Buffer) => splitter.push(d));
+    stream.on("end", () => {
+      clearTimeout(timer);
+      reject(new Error(`the container exited${said ? `: ${said.trim()}` : ""}`));
+    });
+  });
+}
