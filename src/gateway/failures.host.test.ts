@@ -16,7 +16,7 @@ import { openAudit } from "./audit.ts";
 import { GatewayEvents } from "./events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
-import type { Launcher } from "./launcher.ts";
+import type { LaunchedServer, Launcher } from "./launcher.ts";
 import { redactor } from "./redact.ts";
 
 const require = createRequire(import.meta.url);
@@ -98,17 +98,42 @@ describe("a server that cannot start", () => {
     expect(JSON.stringify([client.getInstructions(), logs, stderr])).not.toContain(SECRET);
   });
 
-  it("that fails at every retry is told once on stderr and to the client", async () => {
+  it("that fails at every try is told once on stderr and to the client", async () => {
     const launcher = hostLauncher((s) =>
       s.name === "bad" ? { command: process.execPath, args: ["-e", "process.exit(3)"] } : { command: process.execPath, args: [everything, "stdio"] },
     );
     const { gw, stderr } = gateway([server("ev"), server("bad")], launcher);
     const { client, logs } = await connect(gw);
-    for (let i = 0; i < 3; i++) await client.listTools(); // each list tries the failed server again
+    for (let i = 0; i < 2; i++) {
+      await gw.restart("bad").catch(() => {}); // tried again (as the monitor's restart key does), failing the same way
+      await client.listTools();
+    }
     // (a host process reports no exit code: exit 0)
     expect(stderr.filter((l) => /^bad: /.test(l))).toEqual(["bad: starting", "bad: failed: it exited with code 0 while starting"]);
     expect(client.getInstructions()).toMatch(/- server bad is not available: /);
     await expect.poll(() => logs.filter((l) => l.logger === "mcpbox").length).toBe(1);
+  });
+});
+
+describe("a server that dies and fails at each restart", () => {
+  it("is told once per new failure, with the retry said once; the backoff goes on", async () => {
+    let launches = 0;
+    const host = hostLauncher(() =>
+      launches++ === 0 ? { command: process.execPath, args: [everything, "stdio"] } : { command: process.execPath, args: ["-e", "process.exit(3)"] },
+    );
+    const first: LaunchedServer[] = [];
+    const launcher: Launcher = { ...host, launch: async (s) => (first.length === 0 ? (first[0] = await host.launch(s)) : host.launch(s)) };
+    const { gw, stderr } = gateway([server("bad")], launcher);
+    await connect(gw);
+    await expect.poll(() => gw.upstream("bad").state).toBe("running");
+    await first[0]!.stop(); // the server dies under the gateway
+    await expect.poll(() => launches, { timeout: 8000 }).toBe(3); // restarted twice (after 1 s, then 2 s), failing each time
+    await expect.poll(() => gw.upstream("bad").retryInMs).toBe(4000);
+    expect(stderr.filter((l) => /^bad: (failed|restarting|starting)/.test(l))).toEqual([
+      "bad: starting",
+      expect.stringMatching(/^bad: failed: it exited with code \d+ \(retrying in 1s\)$/),
+      expect.stringMatching(/^bad: failed: it exited with code \d+ while starting \(retrying in 2s\)$/),
+    ]);
   });
 });
 

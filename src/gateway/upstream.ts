@@ -46,6 +46,8 @@ export interface UpstreamHooks {
 
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
+/** A server that failed to start is tried again on use (a list, a call), at most this often: not a build per tools/list. */
+const RETRY_ON_USE_MS = 10_000;
 
 /** Why a server's connection closed while it started: its exit, when it comes within a second. */
 async function exitOf(launched: LaunchedServer, server: ResolvedServer): Promise<string | undefined> {
@@ -81,6 +83,7 @@ export class Upstream {
   #stopped = false;
   #lastExit: ExitInfo | undefined;
   #retryInMs: number | undefined;
+  #failedAt = 0;
   /** why this server can never start in this gateway (a secret that is not set): it is not tried */
   readonly #unavailable: string | undefined;
   /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
@@ -120,7 +123,8 @@ export class Upstream {
     if (this.#unavailable !== undefined) return Promise.reject(this.#downError(this.#unavailable));
     if (this.#starting) return this.#starting;
     if (this.#stopped) return Promise.reject(this.#downError("the gateway is stopping"));
-    if (this.state === "idle" || (this.state === "failed" && this.server.restart !== "never")) return this.start();
+    const retry = this.state === "failed" && this.server.restart !== "never" && Date.now() - this.#failedAt >= RETRY_ON_USE_MS;
+    if (this.state === "idle" || retry) return this.start();
     return Promise.reject(this.#downError(this.lastError ?? this.state));
   }
 
@@ -196,7 +200,10 @@ export class Upstream {
       this.lastError = why;
       if (this.#stopped) this.#setState("stopped");
       else if (this.restarts > 0 && this.server.restart !== "never") this.#scheduleRestart();
-      else this.#setState("failed", why);
+      else {
+        this.#failedAt = Date.now();
+        this.#setState("failed", why);
+      }
       throw this.#downError(why);
     }
   }
@@ -317,7 +324,8 @@ export class Upstream {
 
   #downError(why: string): McpError {
     if (this.#unavailable !== undefined) return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why}`);
-    const next = this.server.restart === "never" ? "restart: never, it stays down" : "it is being restarted";
+    const next =
+      this.server.restart === "never" ? "restart: never, it stays down" : this.state === "failed" ? "it is tried again when used" : "it is being restarted";
     return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
   }
 }
