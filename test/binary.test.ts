@@ -216,15 +216,17 @@ describe("in a container without Node.js", () => {
       fs.copyFileSync(lib, path.join(rootfs, lib));
     }
     fs.mkdirSync(path.join(rootfs, "etc"), { recursive: true });
-    fs.writeFileSync(path.join(rootfs, "etc/passwd"), "root:x:0:0::/root:/nonexistent\nuser:x:1000:1000::/tmp:/nonexistent\n");
+    // uid 1000 reads root's files; another user's it must own, or discovery rightly stops before them
+    const user = process.getuid?.() === 0 ? "1000:1000" : `${process.getuid!()}:${process.getgid!()}`;
+    fs.writeFileSync(path.join(rootfs, "etc/passwd"), `root:x:0:0::/root:/nonexistent\nuser:x:${user}::/tmp:/nonexistent\n`);
     fs.mkdirSync(path.join(rootfs, "tmp"), { mode: 0o1777 });
     fs.chmodSync(path.join(rootfs, "tmp"), 0o1777);
     project("container", GOOD_CONFIG, ["data", "cache"]);
-    fs.chmodSync(tmp, 0o755); // the container runs as uid 1000
+    fs.chmodSync(tmp, 0o755); // the container's user may not be the folder's owner
     const tar = execFileSync("tar", ["-C", rootfs, "-c", "."], { maxBuffer: 1 << 30 });
     execFileSync("docker", ["import", "--change", "LABEL mcpbox.test=true", "-", IMAGE], { input: tar, stdio: ["pipe", "ignore", "inherit"] });
     const docker = (...args: string[]) =>
-      spawnSync("docker", ["run", "--rm", "--network", "none", "--user", "1000:1000", "-v", `${tmp}:/w:ro`, "-w", "/w/container", "-e", "HOME=/tmp", "-e", "NO_COLOR=1", IMAGE, ...args], { encoding: "utf8" });
+      spawnSync("docker", ["run", "--rm", "--network", "none", "--user", user, "-v", `${tmp}:/w:ro`, "-w", "/w/container", "-e", "HOME=/tmp", "-e", "NO_COLOR=1", IMAGE, ...args], { encoding: "utf8" });
     const noNode = docker("node", "--version");
     expect(noNode.status).not.toBe(0); // the image has no node
     const r = docker("/w/mcpbox", "validate");
