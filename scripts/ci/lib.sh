@@ -42,7 +42,8 @@ engine_ready() { timeout 10 docker info >/dev/null 2>&1; }
 
 # True when the pid is a live dockerd (a reused pid of another program does not count).
 is_dockerd_pid() {
-  [[ "$1" =~ ^[0-9]+$ ]] && kill -0 "$1" 2>/dev/null && [[ "$(cat "/proc/$1/comm" 2>/dev/null)" == dockerd ]] &&
+  # /proc, not kill -0: another user's dockerd (root's, seen by a user in the docker group) counts too
+  [[ "$1" =~ ^[0-9]+$ ]] && [[ "$(cat "/proc/$1/comm" 2>/dev/null)" == dockerd ]] &&
     # a killed dockerd not yet reaped is a zombie: gone for our purposes
     [[ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ]]
 }
