@@ -12,9 +12,10 @@ import {
   type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { CallOutcome } from "./events.ts";
+import { admitNotification } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
-import { auditValue } from "./redact.ts";
 import { RpcError } from "./rpc-error.ts";
+import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -42,7 +43,9 @@ export async function forward(gw: Gateway, up: Upstream, request: Request, extra
         ...(progressToken === undefined
           ? {}
           : {
-              onprogress: (p) => void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken } }).catch(() => {}),
+              onprogress: (p) => {
+                if (admitNotification(gw, up)) void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken } }).catch(() => {});
+              },
             }),
       },
     );

@@ -98,7 +98,9 @@ export class FastLane {
     const token = isRecord(params) ? params.progressToken : undefined;
     if (typeof token !== "string" || !token.startsWith(ID_PREFIX)) return false;
     const p = this.#pending.get(token);
-    if (p?.up === up && p.progressToken !== undefined) this.#notify("notifications/progress", { ...(params as object), progressToken: p.progressToken });
+    if (p?.up === up && p.progressToken !== undefined && admitNotification(this.#gw, up)) {
+      this.#notify("notifications/progress", { ...(params as object), progressToken: p.progressToken });
+    }
     return true;
   }
 

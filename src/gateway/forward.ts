@@ -97,7 +97,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           return;
         case "notifications/resources/updated": {
           // only for its own URIs: one it was subscribed to, or one the catalog routes to it
-          if (typeof params.uri !== "string" || !ownsUri(gw, up, params.uri) || !admitNotification(gw, up)) return;
+          if (typeof params.uri !== "string" || !admitNotification(gw, up) || !ownsUri(gw, up, params.uri)) return;
           notify(gw, { method: n.method, params: { ...params, uri: gw.catalog.exposedUri(up.name, params.uri) } });
           return;
         }

@@ -69,13 +69,20 @@ type Verdict = "approved" | "denied" | "refused" | "too-long";
 /** The most of a call's arguments an approval prompt shows; a call with more cannot be approved (nothing is hidden). */
 export const MAX_APPROVAL_CHARS = 4000;
 
-/** JSON with every character that could hide or reorder text (C0, DEL, C1, bidi, invisible, separators) escaped. */
-export function shownArguments(args: unknown, redact: (s: string) => string): string {
-  return redact(JSON.stringify(args) ?? "{}").replace(
-    /[\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+/**
+ * JSON with every character that could hide, fake or reorder text escaped: controls, format characters (bidi, tags),
+ * separators, unassigned and private code points, default-ignorables (variation selectors, fillers) and the blank
+ * letters that render as nothing.
+ */
+const HIDING = /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\u115f\u1160\u2800\u3164\uffa0]/gu;
+
+export function shownJson(value: unknown, redact: (s: string) => string = (s) => s): string {
+  // each UTF-16 unit as \uXXXX: what JSON itself would write, so the person sees exactly which characters are there
+  const escape = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+  return redact(JSON.stringify(value) ?? "{}").replace(HIDING, escape);
 }
+
+export const shownArguments = shownJson;
 
 async function askApproval(gw: Gateway, up: Upstream, tool: string, args: unknown, extra: Extra): Promise<Verdict> {
   if (!gw.server.getClientCapabilities()?.elicitation) return "refused";
@@ -85,7 +92,7 @@ async function askApproval(gw: Gateway, up: Upstream, tool: string, args: unknow
     {
       method: "elicitation/create",
       params: {
-        message: `mcpbox: allow server "${up.name}" to run tool "${tool}" with arguments ${shown}?`,
+        message: `mcpbox: allow server "${up.name}" to run tool ${shownJson(tool)} with arguments ${shown}?`,
         requestedSchema: {
           type: "object",
           properties: { approve: { type: "boolean", title: "Allow this call", default: true } },
