@@ -21,7 +21,7 @@ describe("scripts/setup.sh", () => {
     const r = spawnSync("bash", [SETUP, "test"], { encoding: "utf8", env });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/setup: Docker engine answers/);
-    expect(r.stdout).toMatch(/setup: tmux git (\S+ )*CA bundle: present/);
+    expect(r.stdout).toMatch(/setup: present: tmux git (\S+ )*the CA bundle \/etc\/ssl\/certs\/ca-certificates.crt/);
     expect(r.stdout).toMatch(/setup: base images present: node:24-bookworm-slim python:3.12-slim-bookworm/);
     expect(Date.now() - started).toBeLessThan(10_000);
   });

@@ -172,7 +172,7 @@ setup_machine() {
   for cmd in $(setup_commands "$job"); do command -v "$cmd" >/dev/null || missing+=("$cmd"); done
   [[ -s "$SETUP_CA_BUNDLE" ]] || missing+=(ca-certificates)
   if ((${#missing[@]} == 0)); then
-    note "setup: $(setup_commands "$job" | tr '\n' ' ')CA bundle: present"
+    note "setup: present: $(setup_commands "$job" | tr '\n' ' ')the CA bundle $SETUP_CA_BUNDLE"
   elif ((SETUP_UID == 0)); then
     note "setup: installing ${missing[*]}"
     ensure_packages "${missing[@]}"
