@@ -48,3 +48,13 @@ export async function withTimeout<T>(p: Promise<T>, ms: number, message: string,
     clearTimeout(timer);
   }
 }
+
+/** Why a server's connection closed while it started: its exit, when that comes within a second. */
+export async function exitWhileStarting(launched: LaunchedServer, memory: string): Promise<string | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 1000)));
+  const info = await Promise.race([launched.exited.catch(() => undefined), late]);
+  clearTimeout(timer);
+  if (!info) return undefined;
+  return info.oomKilled ? `it ran out of memory while starting (limit ${memory})` : `it exited with code ${info.exitCode} while starting`;
+}

@@ -23,7 +23,7 @@ import { CAPS, TokenBucket } from "./limits.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
 import { isRawChannel } from "./raw-channel.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
-import { deferResponses, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
+import { deferResponses, exitWhileStarting, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
 
 export interface UpstreamHooks {
   /** the real client's capabilities (known once it has sent initialize) */
@@ -48,16 +48,6 @@ const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
 /** A server that failed to start is tried again on use (a list, a call), at most this often: not a build per tools/list. */
 const RETRY_ON_USE_MS = 10_000;
-
-/** Why a server's connection closed while it started: its exit, when it comes within a second. */
-async function exitOf(launched: LaunchedServer, server: ResolvedServer): Promise<string | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), 1000)));
-  const info = await Promise.race([launched.exited.catch(() => undefined), late]);
-  clearTimeout(timer);
-  if (!info) return undefined;
-  return info.oomKilled ? `it ran out of memory while starting (limit ${server.limits.memory})` : `it exited with code ${info.exitCode} while starting`;
-}
 
 export class Upstream {
   readonly server: ResolvedServer;
@@ -191,7 +181,7 @@ export class Upstream {
       return client;
     } catch (e) {
       const closed = e instanceof McpError && e.code === ErrorCode.ConnectionClosed;
-      const why = (closed && launched && (await exitOf(launched, this.server))) || failureText(e);
+      const why = (closed && launched && (await exitWhileStarting(launched, this.server.limits.memory))) || failureText(e);
       this.#client = undefined;
       if (launched) {
         if (this.#launched === launched) this.#launched = undefined; // its exit is this failure, not a crash to report
