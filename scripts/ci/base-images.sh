@@ -62,9 +62,11 @@ rootfs_tarball() {
   log "debootstrap --variant=minbase bookworm from $MIRROR (about 30 s; log: $CACHE_DIR/debootstrap.log)"
   debootstrap --variant=minbase --include=ca-certificates bookworm "$root" "$MIRROR" >"$CACHE_DIR/debootstrap.log" 2>&1 &
   local pid=$! status=0
+  trap 'kill "$pid" 2>/dev/null || true' EXIT # stopped with this script, never left running alone
   # a line every 10 s, so a slow mirror does not look like a hang
   while ! wait_up_to 10 "$pid"; do log "debootstrap: $(grep -c '^I: ' "$CACHE_DIR/debootstrap.log") steps done; last: $(grep '^I: ' "$CACHE_DIR/debootstrap.log" | tail -n 1 | cut -c4-)"; done
   wait "$pid" || status=$?
+  trap - EXIT
   ((status == 0)) ||
     { tail -n 30 "$CACHE_DIR/debootstrap.log" >&2; rm -rf "$root"; die "debootstrap failed (log: $CACHE_DIR/debootstrap.log)"; }
   rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
@@ -76,6 +78,7 @@ rootfs_tarball() {
 
 build_debian() {
   if has_image "$DEBIAN_IMAGE"; then log "$DEBIAN_IMAGE exists"; return; fi
+  log "$DEBIAN_IMAGE: a minimal Debian bookworm root file system, imported"
   local tarball
   tarball="$(rootfs_tarball)"
   docker import \
@@ -112,6 +115,7 @@ EOF
 
 build_node() {
   if has_image "$NODE_IMAGE"; then log "$NODE_IMAGE exists"; return; fi
+  log "$NODE_IMAGE: the project's Node 24 and npm on $DEBIAN_IMAGE"
   local ctx
   ctx="$(mktemp -d)"
   node_context "$ctx"
@@ -121,6 +125,7 @@ build_node() {
 
 build_python() {
   if has_image "$PYTHON_IMAGE"; then log "$PYTHON_IMAGE exists"; return; fi
+  log "$PYTHON_IMAGE: apt-get installs python3 inside a container (under a minute)"
   local ctx
   ctx="$(mktemp -d)"
   # The official image lets pip install anywhere, so Debian's PEP 668 marker goes; python/pip names as there.

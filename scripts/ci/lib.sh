@@ -75,6 +75,7 @@ wait_for_engine() {
     fi
     sleep 1
     waited=$((waited + 1))
+    ((waited % 10 == 0)) && note "still waiting for the engine (${waited} s of ${limit})" >&2
   done
   note "engine ready after ${waited} s"
 }
