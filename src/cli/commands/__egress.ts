@@ -4,15 +4,18 @@
  * stops on SIGTERM.
  */
 import type { Context } from "../context.ts";
-import { McpboxError } from "../../errors.ts";
+import { McpboxError, messageOf } from "../../errors.ts";
 import { readSettings } from "../../egress/process.ts";
 
 export async function run(_ctx: Context): Promise<number> {
   const settings = readSettings(process.env);
   if (typeof settings === "string") throw new McpboxError("usage", `__egress: ${settings}`);
-  const running = settings.role === "proxy"
-    ? await (await import("../../egress/proxy.ts")).runProxy(settings)
-    : await (await import("../../egress/forwarder.ts")).runForwarder(settings);
+  const running = await (settings.role === "proxy"
+    ? import("../../egress/proxy.ts").then((m) => m.runProxy(settings))
+    : import("../../egress/forwarder.ts").then((m) => m.runForwarder(settings))
+  ).catch((e: unknown) => {
+    throw new McpboxError("failed", `egress ${settings.role} could not listen: ${messageOf(e)}`, { cause: e });
+  });
   process.stdout.write(`${JSON.stringify({ type: "ready", role: settings.role })}\n`);
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", resolve);
