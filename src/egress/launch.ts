@@ -4,6 +4,7 @@
  * forwarder that owns the server's network namespace. Resolves when both answer "ready"; records then flow to
  * onRecord. stop() removes all of it; every object carries the labels it was given (SPEC 4.6), for the sweep.
  */
+import os from "node:os";
 import { PassThrough } from "node:stream";
 import type { Docker } from "../docker/engine.ts";
 import { LineSplitter } from "../docker/line-splitter.ts";
@@ -51,7 +52,8 @@ export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
     await o.docker.createVolume({ Name: volume, Labels: { ...o.labels } });
     created.push(() => o.docker.getVolume(volume).remove());
     const networks = o.networks ?? [await ownNetwork(o, created)];
-    const gateways = (await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat();
+    // the host answers on its networks' gateways and on its own addresses: refused behind names as private ones are
+    const gateways = [...(await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat(), ...hostAddresses()];
     const base = { image: o.image, name: o.name, labels: o.labels, volume };
     const proxy = await o.docker.createContainer(proxyContainer(
       { ...base, network: networks[0]!, ...(o.proxyHosts ? { extraHosts: o.proxyHosts } : {}) },
@@ -93,6 +95,11 @@ async function ownNetwork(o: EgressOptions, created: Array<() => Promise<unknown
   });
   created.push(() => o.docker.getNetwork(name).remove());
   return name;
+}
+
+/** This machine's own addresses (the engine's host when it is local, as usual). */
+function hostAddresses(): string[] {
+  return Object.values(os.networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address.split("%")[0]!));
 }
 
 /** The gateway addresses of a network: where the host's own services answer. */

@@ -115,7 +115,7 @@ async function plainHttp(ctx: Ctx, req: http.IncomingMessage, res: http.ServerRe
     record(ctx, { host: url.hostname, port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "http" }, started);
     return;
   }
-  const headers = { ...req.headers };
+  const headers: http.OutgoingHttpHeaders = { ...req.headers, host: url.host }; // the checked name, not another on that address
   for (const h of HOP_BY_HOP) delete headers[h];
   const up = http.request({ host: verdict.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false, setHost: false, timeout: CONNECT_TIMEOUT_MS });
   let socket: net.Socket | undefined;
