@@ -5,12 +5,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { onTestFinished } from "vitest";
 
-/** A fresh folder every user may enter and read (0755), removed when the test process exits. */
+/** A fresh folder every user may enter and read (0755), removed when the calling test finishes. */
 export function publicDir(prefix: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `mcpbox-public-${prefix}-`));
   fs.chmodSync(dir, 0o755);
-  process.once("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  onTestFinished(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
