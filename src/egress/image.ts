@@ -20,8 +20,19 @@ type Entry = { name: string; mode: number; uid?: number; dir?: true; file?: stri
 export async function ensureEgressImage(docker: Docker, binary: string): Promise<string> {
   const tag = `${EGRESS_REPOSITORY}:${await fileHash(binary)}-${IMAGE_LAYOUT}`;
   const exists = await docker.getImage(tag).inspect().then(() => true, () => false);
-  if (!exists) await build(docker, contextEntries(binary), tag);
+  if (!exists) {
+    await build(docker, contextEntries(binary), tag);
+    await removeOlder(docker, tag);
+  }
   return tag;
+}
+
+/** Earlier mcpbox versions' egress images (~115 MB each); one still in use stays. */
+async function removeOlder(docker: Docker, keep: string): Promise<void> {
+  const images = await docker.listImages({ filters: JSON.stringify({ reference: [EGRESS_REPOSITORY] }) }).catch(() => []);
+  for (const image of images) {
+    for (const t of image.RepoTags ?? []) if (t !== keep) await docker.getImage(t).remove().catch(() => {});
+  }
 }
 
 function contextEntries(binary: string): Entry[] {
