@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { mcpboxCommand } from "../helpers/gateway.ts";
 import { tempDir } from "./_hostile.ts";
+import { chownTo } from "../helpers/owner.ts";
 
 const STACK_LINE = /^\s+at /m;
 const made: string[] = [];
@@ -31,11 +32,10 @@ function mcpbox(args: string[], home: string, cwd: string, env: Record<string, s
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A folder owned by another user: uid 4242 when we are root, otherwise a folder root owns. */
+/** A folder owned by another user, uid 4242 (chowned by root, or through the engine by a user with Docker access). */
 function foreignFolder(dir: string): string {
-  if (process.getuid?.() !== 0) return "/usr/share";
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  fs.chownSync(dir, 4242, 4242);
+  chownTo(dir, 4242);
   return dir;
 }
 
@@ -142,14 +142,14 @@ describe("the launcher's chunk cache", () => {
   });
 
   it("refuses a chunk cache folder that another user owns", () => {
-    if (process.getuid?.() !== 0 || process.env.MCPBOX_TEST_FROM_SOURCE) return; // needs chown and the launcher
+    if (process.env.MCPBOX_TEST_FROM_SOURCE) return; // the chunk cache is the launcher's: dist/mcpbox only
     const dir = scratch("chunkowner");
     const home = path.join(dir, "home");
     fs.mkdirSync(path.join(home, "cache"), { recursive: true, mode: 0o700 });
     foreignFolder(path.join(home, "cache", "bin"));
     const r = mcpbox(["--help"], home, dir);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`${path.join(home, "cache", "bin")} is owned by uid 4242, not by you (uid 0)`);
+    expect(r.stderr).toContain(`${path.join(home, "cache", "bin")} is owned by uid 4242, not by you (uid ${process.getuid!()})`);
   });
 });
 
