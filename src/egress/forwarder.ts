@@ -24,7 +24,7 @@ export async function runForwarder(f: ForwarderSettings): Promise<{ close(): Pro
 }
 
 function listen(host: string, port: number, onConnection: (c: net.Socket) => void): Promise<net.Server> {
-  const s = net.createServer({ pauseOnConnect: true }, (c) => {
+  const s = net.createServer({ pauseOnConnect: true, noDelay: true }, (c) => {
     c.on("error", () => {});
     onConnection(c);
   });

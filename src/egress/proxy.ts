@@ -73,7 +73,7 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
     record(ctx, { host: asked.host, port: asked.port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "connect" }, started);
     return;
   }
-  const upstream = net.connect({ host: verdict.address, port: asked.port, timeout: CONNECT_TIMEOUT_MS });
+  const upstream = net.connect({ host: verdict.address, port: asked.port, timeout: CONNECT_TIMEOUT_MS, noDelay: true });
   let failure: string | undefined;
   let connected = false;
   upstream.once("connect", () => {
