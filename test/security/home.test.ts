@@ -11,12 +11,12 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { mcpboxCommand } from "../helpers/gateway.ts";
 import { tempDir } from "./_hostile.ts";
-import { chownTo } from "../helpers/owner.ts";
+import { chownTo, removeTree } from "../helpers/owner.ts";
 
 const STACK_LINE = /^\s+at /m;
 const made: string[] = [];
 afterAll(() => {
-  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  for (const d of made) removeTree(d); // folders of uid 4242 included
 });
 
 function scratch(prefix: string): string {
