@@ -34,6 +34,7 @@ async function removeLeftovers(): Promise<void> {
   const filters = JSON.stringify({ label: [TEST_LABEL] });
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
   for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => {});
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => {});
 }
 
 async function testHost(name: string, image: string, network: string, ip: string, cert: { cert: string; key: string }) {
@@ -202,5 +203,30 @@ describe("egress allowlist (SPEC 10), real engine", () => {
       expect(info.HostConfig.Privileged).toBe(false);
     }
     expect((await docker.getContainer(egress.forwarderId).inspect()).HostConfig.NetworkMode).toBe("none");
+  });
+});
+
+describe("egress objects (SPEC 4.6)", () => {
+  it("puts the proxy on a network of its own (no traffic between containers), labels everything, and stop() removes it all", async () => {
+    const image = await ensureEgressImage(docker, path.join(REPO, "dist/mcpbox"));
+    const labels = { [TEST_LABEL]: run, "mcpbox.session": `egress-${run}` };
+    const own = await startEgress({ docker, image, server: "own", allow: ["a.test"], labels, name: `mcpbox-egress-own-${run}`, onRecord: () => {} });
+    let stopped = false;
+    try {
+      const network = await docker.getNetwork(`mcpbox-egress-own-${run}-egress`).inspect();
+      expect(network.Options).toMatchObject({ "com.docker.network.bridge.enable_icc": "false" });
+      expect(network.Labels).toMatchObject(labels);
+      expect(Object.keys(network.Containers ?? {})).toEqual([own.proxyId]); // the forwarder and the server are not on it
+      expect((await docker.getVolume(`mcpbox-egress-own-${run}-egress`).inspect()).Labels).toMatchObject(labels);
+      for (const id of [own.proxyId, own.forwarderId]) expect((await docker.getContainer(id).inspect()).Config.Labels).toMatchObject(labels);
+      await own.stop();
+      stopped = true;
+      const filters = JSON.stringify({ label: [`mcpbox.session=egress-${run}`] });
+      expect(await docker.listContainers({ all: true, filters })).toEqual([]);
+      expect(await docker.listNetworks({ filters })).toEqual([]);
+      expect((await docker.listVolumes({ filters })).Volumes ?? []).toEqual([]);
+    } finally {
+      if (!stopped) await own.stop();
+    }
   });
 });
