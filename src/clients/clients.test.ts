@@ -83,4 +83,14 @@ describe("entries", () => {
     expect(entries).toEqual([]);
     expect(notes[0]).toMatch(/code: skipped: .*gateway/);
   });
+
+  it("direct: refuses a server with an egress allowlist, which a plain docker run cannot enforce", () => {
+    const config = resolveConfig(UserConfigSchema.parse({ servers: {
+      gh: { image: "x:1", network: { allow: ["api.github.com"] } }, off: { image: "y:1" }, web: { image: "z:1", network: { allow: ["a.example"] } },
+    } }), "/p/sandbox.config.ts");
+    expect(() => buildEntries("direct", { config, self: SELF, imageOf })).toThrow(
+      "/p/sandbox.config.ts: servers.gh.network, servers.web.network: an egress allowlist cannot be enforced by a plain `docker run` (--mode direct)",
+    );
+    expect(buildEntries("gateway", { config, self: SELF, imageOf }).entries).toHaveLength(1);
+  });
 });

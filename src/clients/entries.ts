@@ -3,7 +3,7 @@
  * mcpbox command and the image names are inputs. Secrets appear by name only.
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { dockerRunArgs } from "../docker/policy.ts";
+import { directEgressError, dockerRunArgs } from "../docker/policy.ts";
 import type { StdioEntry } from "./types.ts";
 
 export const GATEWAY_ENTRY = "mcpbox";
@@ -42,6 +42,8 @@ function gatewayEntries({ config, self }: EntryInputs): Entries {
 }
 
 function directEntries({ config, imageOf, docker = "docker" }: EntryInputs): Entries {
+  const allowlisted = config.servers.filter((s) => s.egress).map((s) => s.name);
+  if (allowlisted.length > 0) throw directEgressError(allowlisted, config.file);
   const entries: StdioEntry[] = [];
   const notes: string[] = [];
   for (const s of config.servers) {

@@ -1,6 +1,6 @@
 /**
  * The egress allowlist's checks (SPEC 2.3): every entry parsed by the proxy's own parser, each bad one its own error,
- * and `*` refused without its opt-in.
+ * `*` refused without its opt-in, and a warning for "bridge" (full egress, host services included).
  */
 import { parseAllowlist } from "../egress/allowlist.ts";
 import type { ParsedConfig, ParsedServer } from "./schema.ts";
@@ -16,6 +16,14 @@ export function checkEgress(
   problems: Problem[],
 ) {
   const network = server.network ?? d.network;
+  if (network === "bridge") {
+    problems.push({
+      severity: "warning",
+      path: server.network !== undefined ? [...at, "network"] : ["defaults", "network"],
+      message: '"bridge" is full network access: the internet, and the host\'s own services (anything listening on 0.0.0.0) stay reachable that way',
+      hint: 'list the hosts the server needs instead: network: { allow: ["api.example.com"] }',
+    });
+  }
   if (typeof network !== "object" || !("allow" in network)) return;
   const allowAt = server.network !== undefined ? [...at, "network", "allow"] : ["defaults", "network", "allow"];
   const { errors } = parseAllowlist(network.allow);

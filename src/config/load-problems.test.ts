@@ -26,6 +26,6 @@ describe("policy errors beside a source error", () => {
   it("says nothing about the stand-in source it checked the policy with", () => {
     const problems = checkRawConfig({ servers: { a: { network: "bridge" } } }, "/work/p/sandbox.config.ts", env).problems;
     expect(problems.map((p) => p.message).join("\n")).not.toContain("stand-in");
-    expect(problems).toHaveLength(1);
+    expect(problems.filter((p) => p.severity === "error")).toHaveLength(1); // "bridge" adds its warning
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Nothing outlives its gateway (SPEC 4.2): containers of dead owners are swept at the next start, a session's
- * containers are removed at shutdown, and a detached reaper removes them within seconds if the gateway is SIGKILLed.
+ * containers are removed at shutdown, and a detached reaper removes them within seconds if the gateway is SIGKILLed;
+ * the networks and volumes of an allowlisted server's egress go the same ways, after their containers.
  */
 import { spawn } from "node:child_process";
 import os from "node:os";
@@ -9,22 +10,48 @@ import { removeContainer } from "./_http.ts";
 import { LABEL, labelFilter, ownerPidOf } from "./labels.ts";
 import { reaperCommand } from "./_self.ts";
 
-/** Removes mcpbox containers whose owner process is gone from this host; returns how many. */
+/**
+ * Removes mcpbox containers whose owner process is gone from this host, then their networks and volumes (an
+ * allowlisted server's egress); returns how many containers.
+ */
 export async function sweepDeadOwners(docker: Docker, host: string = os.hostname()): Promise<number> {
-  const list = await docker.listContainers({ all: true, filters: labelFilter({ [LABEL.managed]: "true" }) });
-  const dead = list.filter((c) => {
-    const pid = ownerPidOf(c.Labels);
-    const ownerHost = c.Labels?.[LABEL.ownerHost];
+  const managed = labelFilter({ [LABEL.managed]: "true" });
+  const deadOwner = (labels: Readonly<Record<string, string>> | undefined) => {
+    const pid = ownerPidOf(labels);
+    const ownerHost = labels?.[LABEL.ownerHost];
     return pid !== undefined && (ownerHost === undefined || ownerHost === host) && !isAlive(pid);
-  });
+  };
+  const dead = (await docker.listContainers({ all: true, filters: managed })).filter((c) => deadOwner(c.Labels));
   await Promise.all(dead.map((c) => removeQuietly(docker, c.Id)));
+  await removeNetworksAndVolumes(docker, managed, deadOwner);
   return dead.length;
 }
 
-/** Removes every container of a session (running or not). */
+/** Removes every container of a session (running or not), then its networks and volumes. */
 export async function removeSession(docker: Docker, session: string): Promise<void> {
   const ids = await sessionContainers(docker, session);
   await Promise.all(ids.map((id) => removeQuietly(docker, id)));
+  await removeSessionObjects(docker, session);
+}
+
+/** The session's networks and volumes (an allowlisted server's egress); call once its containers are gone. */
+export async function removeSessionObjects(docker: Docker, session: string): Promise<number> {
+  return removeNetworksAndVolumes(docker, labelFilter({ [LABEL.managed]: "true", [LABEL.session]: session }), () => true);
+}
+
+/** Best effort, like containers: one still in use (or already gone) is left to the next sweep. */
+async function removeNetworksAndVolumes(
+  docker: Docker,
+  filters: string,
+  pick: (labels: Readonly<Record<string, string>> | undefined) => boolean,
+): Promise<number> {
+  const networks = (await docker.listNetworks({ filters }).catch(() => [])).filter((n) => pick(n.Labels));
+  const volumes = ((await docker.listVolumes({ filters }).catch(() => undefined))?.Volumes ?? []).filter((v) => pick(v.Labels));
+  const removed = await Promise.all([
+    ...networks.map((n) => docker.getNetwork(n.Id).remove().then(() => 1, () => 0)),
+    ...volumes.map((v) => docker.getVolume(v.Name).remove().then(() => 1, () => 0)),
+  ]);
+  return removed.reduce<number>((a, b) => a + b, 0);
 }
 
 export async function sessionContainers(docker: Docker, session: string): Promise<string[]> {

@@ -92,6 +92,16 @@ describe("containerOptions", () => {
     expect(o.Cmd).toEqual(["/data"]);
   });
 
+  it("joins an allowlisted server to its forwarder's namespace, proxy variables after its own env", () => {
+    const s = resolvedServer("gh", { image: "i", network: { allow: ["api.github.com"] }, env: { HTTPS_PROXY: "http://evil:1", A: "1" } });
+    expect(containerOptions(s, ctx, {}).HostConfig?.NetworkMode).toBe("none"); // no egress started: no network at all
+    const opts = containerOptions(s, ctx, {}, { networkMode: "container:fwd1", env: { HTTPS_PROXY: "http://127.0.0.1:3128", NODE_USE_ENV_PROXY: "1" } });
+    expect(opts.HostConfig?.NetworkMode).toBe("container:fwd1");
+    expect(opts.Env).toEqual(["HTTPS_PROXY=http://evil:1", "A=1", "HTTPS_PROXY=http://127.0.0.1:3128", "NODE_USE_ENV_PROXY=1"]);
+    expect(opts).not.toHaveProperty("Hostname");
+    expect(opts.HostConfig).not.toHaveProperty("PortBindings");
+  });
+
   it("makes names Docker accepts", () => {
     expect(containerName("s-1", "my server/é")).toMatch(/^mcpbox-s-1-my-server--$/);
     expect(containerName("x".repeat(40), "y".repeat(100)).length).toBeLessThanOrEqual(7 + 24 + 1 + 64);
@@ -143,6 +153,11 @@ describe("dockerRunArgs", () => {
     expect(opts.Env).toContain("TOKEN=s3cret-value");
     expect(args.join("\0")).not.toContain("s3cret-value");
     expect(args.join("\0")).not.toContain("HOST_TOKEN");
+  });
+
+  it("refuses a server with an egress allowlist (no proxy without the gateway)", () => {
+    const s = resolvedServer("gh", { image: "i", network: { allow: ["api.github.com"] } });
+    expect(() => dockerRunArgs(s, { image: "i" })).toThrow(/servers\.gh\.network: an egress allowlist cannot be enforced/);
   });
 
   it("puts -- before the image, so no image reference is read as a docker option", () => {

@@ -5,6 +5,7 @@
 import os from "node:os";
 import type { ContainerCreateOptions } from "dockerode";
 import type { ResolvedServer } from "../config/resolve.ts";
+import { McpboxError } from "../errors.ts";
 import { LABEL, containerLabels } from "./labels.ts";
 
 export interface RunContext {
@@ -28,14 +29,22 @@ export const ULIMITS = [
 
 export const SECURITY_OPT = "no-new-privileges:true";
 
+/** An allowlisted server's way out (src/egress startEgress): the forwarder's namespace and the proxy variables. */
+export interface EgressWiring {
+  networkMode: string;
+  env: Readonly<Record<string, string>>;
+}
+
 /** Container create options with the hardened defaults of SPEC 2.2 and the labels of 4.6. */
 export function containerOptions(
   server: ResolvedServer,
   ctx: RunContext,
   secretEnv: Readonly<Record<string, string>>,
+  egress?: EgressWiring,
 ): ContainerCreateOptions {
   const { entrypoint, cmd } = commandLine(server);
-  const env = [...envPairs(server.env), ...envPairs(secretEnv)];
+  // the proxy variables last: a server's own HTTPS_PROXY could only point where it cannot reach
+  const env = [...envPairs(server.env), ...envPairs(secretEnv), ...envPairs(egress?.env ?? {})];
   return {
     name: containerName(ctx.session, server.name),
     Image: ctx.image,
@@ -51,7 +60,8 @@ export function containerOptions(
     AttachStdout: true,
     AttachStderr: true,
     HostConfig: {
-      NetworkMode: networkMode(server),
+      // an allowlisted server joins its forwarder's namespace (loopback only); without one it gets "none"
+      NetworkMode: egress?.networkMode ?? networkMode(server),
       ReadonlyRootfs: server.readOnlyRoot,
       CapDrop: ["ALL"],
       SecurityOpt: [SECURITY_OPT],
@@ -74,6 +84,7 @@ export function containerOptions(
  * pid labels: nobody owns these containers but the client, and `--rm` removes them.
  */
 export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; configHash?: string }): string[] {
+  if (server.egress) throw directEgressError([server.name]);
   const { entrypoint, cmd } = commandLine(server);
   const l = server.limits;
   const args = ["run", "-i", "--rm"];
@@ -93,6 +104,14 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   // `--` ends docker's options: whatever the image reference is, docker reads it as the image, never as a flag
   args.push("--", ctx.image, ...(cmd ?? []));
   return args;
+}
+
+/** A plain `docker run` has no egress proxy: an allowlist would silently become "none" (or, edited, everything). */
+export function directEgressError(servers: readonly string[], file?: string): McpboxError {
+  const where = servers.map((s) => `servers.${s}.network`).join(", ");
+  return new McpboxError("config", `${file ? `${file}: ` : ""}${where}: an egress allowlist cannot be enforced by a plain \`docker run\` (--mode direct)`, {
+    hint: "use --mode gateway (the default), where mcpbox runs the egress proxy that enforces it",
+  });
 }
 
 /** `mcpbox-<session>-<server>`, cut to characters and a length Docker accepts. */

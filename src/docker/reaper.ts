@@ -1,9 +1,10 @@
 /**
  * The body of the detached reaper process: wait until the gateway that owns a session is gone (cheap: no engine
- * client is loaded meanwhile), then remove the session's containers and exit once none has shown up for a while.
+ * client is loaded meanwhile), then remove the session's containers (then its networks and volumes) and exit once
+ * none has shown up for a while.
  */
 import type Docker from "dockerode";
-import { isAlive, removeQuietly, sessionContainers } from "./cleanup.ts";
+import { isAlive, removeQuietly, removeSessionObjects, sessionContainers } from "./cleanup.ts";
 
 export interface ReaperOptions {
   pollMs?: number;
@@ -32,6 +33,8 @@ export async function removeSessionUntilIdle(docker: Docker, session: string, o:
       removed += ids.length;
       idleSince = Date.now();
     }
+    // an egress network and volume: once their containers are gone (the engine refuses an attached network)
+    if ((await removeSessionObjects(docker, session).catch(() => 0)) > 0) idleSince = Date.now();
     await sleep(pollMs);
   }
   return removed;

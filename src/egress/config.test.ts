@@ -39,6 +39,14 @@ describe("network: { allow }", () => {
     ]);
   });
 
+  it('warns that "bridge" reaches the host\'s own services, in a server or in defaults', () => {
+    expect(check({ servers: { web: { ...image, network: "bridge" } } })).toEqual([
+      expect.stringMatching(/^sandbox\.config\.ts: servers\.web\.network: warning: "bridge" is full network access: .*host's own services \(anything listening on 0\.0\.0\.0\) stay reachable that way \(list the hosts .*allow/),
+    ]);
+    expect(check({ defaults: { network: "bridge" }, servers: { web: image } })).toEqual([expect.stringMatching(/^sandbox\.config\.ts: defaults\.network: warning: "bridge"/)]);
+    expect(check({ defaults: { network: "bridge" }, servers: { web: { ...image, network: "none" } } })).toEqual([]);
+  });
+
   it("refuses an empty list and unknown keys", () => {
     expect(check({ servers: { gh: { ...image, network: { allow: [] } } } }).join("\n")).toMatch(/servers\.gh\.network/);
     expect(check({ servers: { gh: { ...image, network: { allow: ["a.example"], deny: ["b"] } } } }).join("\n")).toMatch(/servers\.gh\.network/);

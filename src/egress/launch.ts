@@ -28,6 +28,8 @@ export interface EgressOptions {
   onRecord: (r: EgressRecord) => void;
   /** tests: attach the proxy to these networks instead of a network of its own */
   networks?: readonly string[];
+  /** tests through serve: networks the proxy joins besides its own (where the test's hosts live) */
+  extraNetworks?: readonly string[];
   /** tests: `name:address` lines for the proxy's /etc/hosts */
   proxyHosts?: readonly string[];
 }
@@ -51,7 +53,7 @@ export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
     const volume = `${o.name}-egress`;
     await o.docker.createVolume({ Name: volume, Labels: { ...o.labels } });
     created.push(() => o.docker.getVolume(volume).remove());
-    const networks = o.networks ?? [await ownNetwork(o, created)];
+    const networks = o.networks ?? [await ownNetwork(o, created), ...(o.extraNetworks ?? [])];
     // the host answers on its networks' gateways and on its own addresses: refused behind names as private ones are
     const gateways = [...(await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat(), ...hostAddresses()];
     const base = { image: o.image, name: o.name, labels: o.labels, volume };

@@ -21,8 +21,11 @@ export interface AuditRecord {
   reason?: string | undefined;
 }
 
+/** An egress connection's line (SPEC 4.7 `method: "egress"`, made by src/egress/record.ts auditLine) */
+export type EgressAuditLine = Readonly<Record<string, unknown>> & { readonly time: string };
+
 export interface AuditSink {
-  write(record: AuditRecord): void;
+  write(record: AuditRecord | EgressAuditLine): void;
   close(): Promise<void>;
 }
 
@@ -81,7 +84,7 @@ class AuditFile implements AuditSink {
     this.#folder = folder;
   }
 
-  write(record: AuditRecord): void {
+  write(record: AuditRecord | EgressAuditLine): void {
     const day = record.time.slice(0, 10);
     if (day !== this.#day) this.#open(day);
     this.#lines.push(JSON.stringify(record) + "\n");

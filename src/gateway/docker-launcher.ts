@@ -12,7 +12,9 @@ import { connectEngine, engine } from "../docker/engine.ts";
 import { containerOptions } from "../docker/policy.ts";
 import { McpboxError } from "../errors.ts";
 import { codeRunnerImage, launchCodeRunner, runnerAudit } from "../runner/launch.ts";
+import type { EgressRecord } from "../egress/record.ts";
 import type { AuditSink } from "./audit.ts";
+import { egressPool } from "./egress.ts";
 import type { LaunchedServer, Launcher } from "./launcher.ts";
 import type { Redact } from "./redact.ts";
 import type { SecretEnv } from "./secrets.ts";
@@ -24,8 +26,10 @@ export interface DockerLauncherOptions {
   redact: Redact;
   log: (line: string) => void;
   maxMessageBytes?: number;
-  /** the code runner writes the exact code of each run here */
+  /** the code runner writes the exact code of each run here, the egress proxy each connection */
   audit?: AuditSink;
+  /** each egress connection of an allowlisted server, redacted (for the monitor) */
+  onEgress?: (r: EgressRecord) => void;
 }
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
@@ -35,6 +39,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
   spawnReaper(o.session, process.pid);
   const images = new Map<string, Promise<string>>();
+  const egress = egressPool({ docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit, ...(o.onEgress ? { onRecord: o.onEgress } : {}) });
 
   const imageOf = (server: ResolvedServer): Promise<string> => {
     let p = images.get(server.name);
@@ -64,7 +69,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
 
   return {
     async prepare(server) {
-      await imageOf(server);
+      await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);
     },
     async launch(server): Promise<LaunchedServer> {
       const image = await imageOf(server);
@@ -73,13 +78,16 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
         const audit = o.audit && runnerAudit(o.audit, o.session, server.name, o.redact);
         return launchCodeRunner(server, { docker, ...ctx, ...(audit ? { audit } : {}) });
       }
-      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {});
+      // the forwarder owns the namespace the server joins: it runs first, and outlives the server's restarts
+      const wiring = server.egress ? await egress.ensure(server) : undefined;
+      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {}, wiring);
       return startServerContainer(docker, options, {
         ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
         onNonJsonLine: nonJsonReporter(server.name, o),
       });
     },
     async close() {
+      await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now
       await removeSession(docker, o.session);
     },
   };

@@ -1,0 +1,153 @@
+// An allowlisted server through `mcpbox serve` (SPEC 10, 4.7, 4.2): the gateway starts its egress proxy and
+// forwarder, the server reaches the allowed test host over HTTPS and HTTP and is refused another, each connection is
+// an audit line, and nothing of the session (containers, network, volume) is left after a close or a SIGKILL.
+// Only hosts this test creates: two containers on a test network in a documentation range (198.51.100.0/24), found
+// by the proxy through the engine's DNS under the aliases good.test and other.test; MCPBOX_TEST_EGRESS_NETWORKS
+// attaches each proxy to that network besides its own.
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engine } from "../src/docker/engine.ts";
+import { LABEL, labelFilter } from "../src/docker/labels.ts";
+import { TEST_NETWORKS_ENV } from "../src/gateway/egress.ts";
+import { auditLines, connect, containersOf, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
+import { nodeBaseImage } from "./helpers/images.ts";
+
+const FIXTURES = path.resolve(import.meta.dirname, "fixtures/egress");
+const TEST_LABEL = "mcpbox.test.egress-serve";
+const run = `${process.pid}-${Date.now().toString(36)}`;
+const NET = { name: `mcpbox-egress-serve-test-${run}`, subnet: "198.51.100.0/24", gateway: "198.51.100.1", good: "198.51.100.10", other: "198.51.100.20" };
+const docker = engine();
+const cleanup: Array<() => Promise<unknown>> = [];
+const open: Connected[] = [];
+let p: TestProject;
+
+async function removeLeftovers(): Promise<void> {
+  const filters = JSON.stringify({ label: [TEST_LABEL] });
+  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
+  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => {});
+}
+
+function selfSignedCert(dir: string): { cert: string; key: string } {
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=good.test",
+    "-addext", "subjectAltName=DNS:good.test,DNS:other.test", "-keyout", path.join(dir, "key.pem"), "-out", path.join(dir, "cert.pem")], { stdio: "ignore" });
+  const out = { cert: fs.readFileSync(path.join(dir, "cert.pem"), "utf8"), key: fs.readFileSync(path.join(dir, "key.pem"), "utf8") };
+  fs.rmSync(path.join(dir, "key.pem"));
+  return out;
+}
+
+async function testHost(name: string, image: string, ip: string, cert: { cert: string; key: string }): Promise<void> {
+  const c = await docker.createContainer({
+    name: `mcpbox-egress-serve-test-${name}-${run}`,
+    Image: image,
+    User: "1000:1000",
+    Cmd: ["node", "/fixtures/host.mjs"],
+    Env: [`NAME=${name}`, `CERT=${cert.cert}`, `KEY=${cert.key}`],
+    Labels: { [TEST_LABEL]: run },
+    HostConfig: { NetworkMode: NET.name, Binds: [`${FIXTURES}:/fixtures:ro`], Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" }, CapDrop: ["ALL"] },
+    NetworkingConfig: { EndpointsConfig: { [NET.name]: { IPAMConfig: { IPv4Address: ip }, Aliases: [`${name}.test`] } } },
+  });
+  cleanup.push(() => c.remove({ force: true }));
+  await c.start();
+}
+
+/** Containers, networks and volumes of a gateway session. */
+async function sessionObjects(session: string): Promise<string[]> {
+  const filters = labelFilter({ [LABEL.session]: session });
+  const [containers, networks, volumes] = await Promise.all([
+    docker.listContainers({ all: true, filters }),
+    docker.listNetworks({ filters }),
+    docker.listVolumes({ filters }),
+  ]);
+  return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`), ...(volumes.Volumes ?? []).map((v) => `volume ${v.Name}`)];
+}
+
+async function start(): Promise<{ gw: Connected; session: string }> {
+  const gw = await connect(p, { env: { [TEST_NETWORKS_ENV]: NET.name } });
+  open.push(gw);
+  await gw.client.listTools(); // the eager server is up, its egress before it
+  const session = (await containersOf(gw.pid))[0]!.Labels[LABEL.session]!;
+  return { gw, session };
+}
+
+const fetchText = async (gw: Connected, url: string) => {
+  const r = (await gw.client.callTool({ name: "web__fetch", arguments: { url } })) as { content: Array<{ text: string }> };
+  return r.content[0]!.text;
+};
+
+beforeAll(async () => {
+  await removeLeftovers();
+  const image = await nodeBaseImage(docker);
+  p = project({});
+  const ca = path.join(p.dir, "ca");
+  fs.mkdirSync(ca, { mode: 0o755 });
+  const cert = selfSignedCert(ca);
+  fs.chmodSync(path.join(ca, "cert.pem"), 0o644);
+  fs.writeFileSync(p.config, JSON.stringify({ servers: { web: {
+    image,
+    command: ["node", "/fixtures/server.mjs"],
+    mounts: [{ source: FIXTURES, target: "/fixtures" }, { source: "./ca", target: "/ca" }],
+    env: { NODE_EXTRA_CA_CERTS: "/ca/cert.pem" },
+    network: { allow: ["good.test"] },
+    timeouts: { startupMs: 60_000, callMs: 30_000 },
+  } } }, null, 2));
+  await docker.createNetwork({ Name: NET.name, Driver: "bridge", Labels: { [TEST_LABEL]: run }, IPAM: { Config: [{ Subnet: NET.subnet, Gateway: NET.gateway }] } });
+  cleanup.push(() => docker.getNetwork(NET.name).remove());
+  await Promise.all([testHost("good", image, NET.good, cert), testHost("other", image, NET.other, cert)]);
+}, 120_000);
+
+afterAll(async () => {
+  for (const c of open.splice(0)) await c.client.close().catch(() => {});
+  for (const undo of cleanup.reverse()) await undo().catch(() => {});
+  fs.rmSync(p.dir, { recursive: true, force: true });
+});
+
+describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
+  it("reaches the allowed host over HTTPS and HTTP, is refused another, each an egress audit line; close leaves nothing", async () => {
+    const { gw, session } = await start();
+    const server = (await containersOf(gw.pid)).find((c) => c.Labels[LABEL.server] === "web" && !c.Labels["mcpbox.egress"])!;
+    const info = await docker.getContainer(server.Id).inspect();
+    expect(info.HostConfig.NetworkMode).toMatch(/^container:[0-9a-f]{64}$/); // the forwarder's namespace, nothing else
+    expect(info.Config.Env).toContain("HTTPS_PROXY=http://127.0.0.1:3128");
+    expect((await containersOf(gw.pid)).map((c) => c.Labels["mcpbox.egress"]).sort()).toEqual(["forward", "proxy", undefined]);
+
+    expect(await fetchText(gw, "https://good.test/hello")).toBe("200 good /hello"); // TLS tunnelled: the server's CA, not ours
+    expect(await fetchText(gw, "http://good.test/plain")).toBe("200 good /plain");
+    expect(await fetchText(gw, "https://other.test/")).toMatch(/^error: /);
+
+    const egress = () => auditLines(p).filter((l) => l.method === "egress" && l.session === session);
+    await waitFor("the egress audit lines", () => (egress().length >= 3 ? true : undefined), 10_000);
+    expect(egress()).toEqual(expect.arrayContaining([
+      expect.objectContaining({ server: "web", host: "good.test", port: 443, outcome: "ok", bytesUp: expect.any(Number), bytesDown: expect.any(Number), duration: expect.any(Number) }),
+      expect.objectContaining({ server: "web", host: "other.test", port: 443, outcome: "denied", reason: "not on the allowlist" }),
+    ]));
+    expect(egress().find((l) => l.host === "good.test" && l.port === 443)!.bytesDown as number).toBeGreaterThan(500);
+
+    expect((await sessionObjects(session)).filter((o) => !o.startsWith("container"))).toEqual(expect.arrayContaining([
+      expect.stringMatching(/^network .*-egress$/), expect.stringMatching(/^volume .*-egress$/),
+    ]));
+    // end stdin ourselves: the SDK's close() would SIGTERM, then SIGKILL a gateway that takes over 2 s to clean up
+    (gw.transport as unknown as { _process: { stdin: NodeJS.WritableStream } })._process.stdin.end();
+    await waitFor("the gateway to exit", () => (alive(gw.pid) ? undefined : true), 30_000);
+    expect(await sessionObjects(session)).toEqual([]);
+  }, 90_000);
+
+  it("leaves no container, network or volume of a SIGKILLed gateway after 10 s", async () => {
+    const { gw, session } = await start();
+    expect(await fetchText(gw, "https://good.test/again")).toBe("200 good /again");
+    expect((await sessionObjects(session)).length).toBeGreaterThanOrEqual(5); // server, proxy, forwarder, network, volume
+    process.kill(gw.pid, "SIGKILL");
+    // SPEC 4.2: none outlives the gateway by more than 10 s
+    await waitFor("the session's objects gone", async () => ((await sessionObjects(session)).length === 0 ? true : undefined), 10_000);
+  }, 90_000);
+});
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
