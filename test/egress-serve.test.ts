@@ -4,8 +4,9 @@
 // Only hosts this test creates: two containers on a test network in a documentation range (198.51.100.0/24), found
 // by the proxy through the engine's DNS under the aliases good.test and other.test; MCPBOX_TEST_EGRESS_NETWORKS
 // attaches each proxy to that network besides its own.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
@@ -14,6 +15,7 @@ import { TEST_NETWORKS_ENV } from "../src/gateway/egress.ts";
 import { auditLines, connect, containersOf, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 import { nodeBaseImage } from "./helpers/images.ts";
 
+const SECRET = "egress-s3cret-value-4242"; // lower case: a URL's host name is
 const FIXTURES = path.resolve(import.meta.dirname, "fixtures/egress");
 const TEST_LABEL = "mcpbox.test.egress-serve";
 const run = `${process.pid}-${Date.now().toString(36)}`;
@@ -64,7 +66,7 @@ async function sessionObjects(session: string): Promise<string[]> {
 }
 
 async function start(): Promise<{ gw: Connected; session: string }> {
-  const gw = await connect(p, { env: { [TEST_NETWORKS_ENV]: NET.name } });
+  const gw = await connect(p, { env: { [TEST_NETWORKS_ENV]: NET.name, EGRESS_TEST_TOKEN: SECRET } });
   open.push(gw);
   await gw.client.listTools(); // the eager server is up, its egress before it
   const session = (await containersOf(gw.pid))[0]!.Labels[LABEL.session]!;
@@ -89,6 +91,7 @@ beforeAll(async () => {
     command: ["node", "/fixtures/server.mjs"],
     mounts: [{ source: FIXTURES, target: "/fixtures" }, { source: "./ca", target: "/ca" }],
     env: { NODE_EXTRA_CA_CERTS: "/ca/cert.pem" },
+    secrets: { TOKEN: { env: "EGRESS_TEST_TOKEN" } },
     network: { allow: ["good.test"] },
     timeouts: { startupMs: 60_000, callMs: 30_000 },
   } } }, null, 2));
@@ -115,9 +118,12 @@ describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
     expect(await fetchText(gw, "https://good.test/hello")).toBe("200 good /hello"); // TLS tunnelled: the server's CA, not ours
     expect(await fetchText(gw, "http://good.test/plain")).toBe("200 good /plain");
     expect(await fetchText(gw, "https://other.test/")).toMatch(/^error: /);
+    expect(await fetchText(gw, `https://${SECRET}.other.test/`)).toMatch(/^error: /); // a secret spelled into a name
 
     const egress = () => auditLines(p).filter((l) => l.method === "egress" && l.session === session);
-    await waitFor("the egress audit lines", () => (egress().length >= 3 ? true : undefined), 10_000);
+    await waitFor("the egress audit lines", () => (egress().length >= 4 ? true : undefined), 10_000);
+    expect(JSON.stringify(auditLines(p))).not.toContain(SECRET);
+    expect(egress()).toContainEqual(expect.objectContaining({ host: "[redacted].other.test", outcome: "denied" }));
     expect(egress()).toEqual(expect.arrayContaining([
       expect.objectContaining({ server: "web", host: "good.test", port: 443, outcome: "ok", bytesUp: expect.any(Number), bytesDown: expect.any(Number), duration: expect.any(Number) }),
       expect.objectContaining({ server: "web", host: "other.test", port: 443, outcome: "denied", reason: "not on the allowlist" }),
@@ -140,6 +146,18 @@ describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
     process.kill(gw.pid, "SIGKILL");
     // SPEC 4.2: none outlives the gateway by more than 10 s
     await waitFor("the session's objects gone", async () => ((await sessionObjects(session)).length === 0 ? true : undefined), 10_000);
+  }, 90_000);
+
+  it("sweeps, at start-up, the networks and volumes a gateway that is gone left behind", async () => {
+    const dead = spawnSync("true").pid!; // a pid whose process has exited
+    const session = `sweep-${run}`;
+    const Labels = { [LABEL.managed]: "true", [LABEL.session]: session, [LABEL.ownerPid]: String(dead), [LABEL.ownerHost]: os.hostname(), [TEST_LABEL]: run };
+    await docker.createNetwork({ Name: `mcpbox-${session}-egress`, Driver: "bridge", Labels });
+    await docker.createVolume({ Name: `mcpbox-${session}-egress`, Labels });
+    cleanup.push(() => docker.getNetwork(`mcpbox-${session}-egress`).remove(), () => docker.getVolume(`mcpbox-${session}-egress`).remove());
+    expect(await sessionObjects(session)).toHaveLength(2);
+    await start();
+    expect(await sessionObjects(session)).toEqual([]);
   }, 90_000);
 });
 
