@@ -39,7 +39,11 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
   spawnReaper(o.session, process.pid);
   const images = new Map<string, Promise<string>>();
-  const egress = egressPool({ docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit, ...(o.onEgress ? { onRecord: o.onEgress } : {}) });
+  const egress = egressPool({
+    docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit,
+    secretValues: [...o.secrets.values()].flatMap((s) => Object.values(s)),
+    ...(o.onEgress ? { onRecord: o.onEgress } : {}),
+  });
 
   const imageOf = (server: ResolvedServer): Promise<string> => {
     let p = images.get(server.name);
@@ -81,10 +85,19 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
       // the forwarder owns the namespace the server joins: it runs first, and outlives the server's restarts
       const wiring = server.egress ? await egress.ensure(server) : undefined;
       const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {}, wiring);
-      return startServerContainer(docker, options, {
+      const container = await startServerContainer(docker, options, {
         ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
         onNonJsonLine: nonJsonReporter(server.name, o),
       });
+      if (wiring) {
+        // a dead proxy or forwarder leaves the server cut off: stopped, it is restarted with a fresh egress
+        void Promise.race([egress.lost(wiring), container.exited.then(() => "exited" as const)]).then((why) => {
+          if (why === "exited") return;
+          o.log(`${server.name}: its egress proxy stopped; restarting the server with a new one`);
+          void container.stop(1000).catch(() => {});
+        });
+      }
+      return container;
     },
     async close() {
       await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now

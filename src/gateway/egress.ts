@@ -17,7 +17,7 @@ import { startEgress, type RunningEgress } from "../egress/launch.ts";
 import { auditLine, type EgressRecord } from "../egress/record.ts";
 import { McpboxError } from "../errors.ts";
 import type { AuditSink } from "./audit.ts";
-import type { Redact } from "./redact.ts";
+import { redactor, type Redact } from "./redact.ts";
 
 /** Tests only: more networks (comma-separated) each proxy joins besides its own, where the test's hosts live. */
 export const TEST_NETWORKS_ENV = "MCPBOX_TEST_EGRESS_NETWORKS";
@@ -27,6 +27,8 @@ export interface EgressPoolOptions {
   session: string;
   configHash: string;
   redact: Redact;
+  /** the secret values: a URL's host name arrives lower-cased, so they are looked for in that form too */
+  secretValues?: Iterable<string>;
   audit?: AuditSink | undefined;
   onRecord?: (r: EgressRecord) => void;
   env?: NodeJS.ProcessEnv;
@@ -37,6 +39,8 @@ export interface EgressPool {
   image(): Promise<string>;
   /** the server's egress: the running one while both of its containers run, otherwise a fresh one */
   ensure(server: ResolvedServer): Promise<RunningEgress>;
+  /** resolves when the proxy or the forwarder of this egress has exited (its server's connections then fail closed) */
+  lost(e: RunningEgress): Promise<void>;
   /** removes every server's egress (call after the servers' containers are gone) */
   close(): Promise<void>;
 }
@@ -44,18 +48,21 @@ export interface EgressPool {
 export function egressPool(o: EgressPoolOptions): EgressPool {
   const env = o.env ?? process.env;
   const running = new Map<string, Promise<RunningEgress>>();
+  const lost = new WeakMap<RunningEgress, Promise<void>>();
   let image: Promise<string> | undefined;
 
+  const lower = redactor([...(o.secretValues ?? [])].map((v) => v.toLowerCase()));
+  const hide = (text: string) => lower(o.redact(text));
   const record = (r: EgressRecord) => {
     // host names and reasons come from the server: a secret spelled into a name is redacted like anywhere else
-    const clean: EgressRecord = { ...r, host: o.redact(r.host), ...(r.reason ? { reason: o.redact(r.reason) } : {}) };
+    const clean: EgressRecord = { ...r, host: hide(r.host), ...(r.reason ? { reason: hide(r.reason) } : {}) };
     o.audit?.write({ ...auditLine(o.session, clean), time: clean.time });
     o.onRecord?.(clean);
   };
 
   const start = async (server: ResolvedServer): Promise<RunningEgress> => {
     const extra = (env[TEST_NETWORKS_ENV] ?? "").split(",").map((s) => s.trim()).filter(Boolean);
-    return startEgress({
+    const e = await startEgress({
       docker: o.docker,
       image: await pool.image(),
       server: server.name,
@@ -65,6 +72,10 @@ export function egressPool(o: EgressPoolOptions): EgressPool {
       onRecord: record,
       ...(extra.length ? { extraNetworks: extra } : {}),
     });
+    // one wait per container for the egress's whole life, however often its server restarts
+    const waits = [e.proxyId, e.forwarderId].map((id) => o.docker.getContainer(id).wait().then(() => {}, () => {}));
+    lost.set(e, Promise.race(waits));
+    return e;
   };
 
   const pool: EgressPool = {
@@ -85,6 +96,7 @@ export function egressPool(o: EgressPoolOptions): EgressPool {
       next.catch(() => running.get(server.name) === next && running.delete(server.name));
       return next;
     },
+    lost: (e) => lost.get(e) ?? Promise.resolve(),
     async close() {
       const all = [...running.values()];
       running.clear();
