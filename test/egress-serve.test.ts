@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { LABEL, labelFilter } from "../src/docker/labels.ts";
 import { TEST_NETWORKS_ENV } from "../src/gateway/egress.ts";
-import { auditLines, connect, containersOf, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
+import { auditLines, connect, containersOf, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 import { nodeBaseImage } from "./helpers/images.ts";
 
 const SECRET = "Egress-S3cret-Value-4242"; // a URL lower-cases it in the host name: redacted all the same
@@ -177,6 +177,39 @@ describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
     await start();
     expect(await sessionObjects(session)).toEqual([]);
   }, 90_000);
+});
+
+describe("an allowlist outside the gateway", () => {
+  const cli = (dir: string, args: string[]) => {
+    const { command, args: pre } = mcpboxCommand();
+    return spawnSync(command, [...pre, ...args], { cwd: dir, env: { ...process.env, MCPBOX_HOME: path.join(dir, ".mcpbox"), NO_COLOR: "1" }, encoding: "utf8" });
+  };
+
+  it("config --mode direct refuses it (a plain docker run cannot enforce it), exit 1, no stack trace", () => {
+    const q = project({ gh: { image: "x:1", network: { allow: ["api.github.com"] } }, off: { image: "y:1" } });
+    try {
+      const r = cli(q.dir, ["config", "claude-code", "--mode", "direct", "-c", q.config]);
+      expect(r.status).toBe(1);
+      expect(r.stdout).toBe("");
+      expect(r.stderr).toContain(`${q.config}: servers.gh.network: an egress allowlist cannot be enforced by a plain \`docker run\` (--mode direct)`);
+      expect(r.stderr).toContain("--mode gateway");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+      expect(cli(q.dir, ["config", "claude-code", "-c", q.config]).status).toBe(0); // the gateway enforces it
+    } finally {
+      fs.rmSync(q.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('validate warns that "bridge" leaves the host\'s own services reachable', () => {
+    const q = project({ web: { image: "x:1", network: "bridge" } });
+    try {
+      const r = cli(q.dir, ["validate", "-c", q.config]);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(/servers\.web\.network: warning: "bridge" is full network access: .*host's own services \(anything listening on 0\.0\.0\.0\) stay reachable/);
+    } finally {
+      fs.rmSync(q.dir, { recursive: true, force: true });
+    }
+  });
 });
 
 function alive(pid: number): boolean {
