@@ -29,7 +29,10 @@ export const ULIMITS = [
 
 export const SECURITY_OPT = "no-new-privileges:true";
 
-/** An allowlisted server's way out (src/egress startEgress): the forwarder's namespace and the proxy variables. */
+/**
+ * A server's network when the gateway made it: an allowlisted server's way out (src/egress startEgress: the
+ * forwarder's namespace and the proxy variables), or a "bridge" server's own network (server-network.ts, no env).
+ */
 export interface EgressWiring {
   networkMode: string;
   env: Readonly<Record<string, string>>;
@@ -60,7 +63,7 @@ export function containerOptions(
     AttachStdout: true,
     AttachStderr: true,
     HostConfig: {
-      // an allowlisted server joins its forwarder's namespace (loopback only); without one it gets "none"
+      // an allowlisted server joins its forwarder's namespace (loopback only), a "bridge" one its own network
       NetworkMode: egress?.networkMode ?? networkMode(server),
       ReadonlyRootfs: server.readOnlyRoot,
       CapDrop: ["ALL"],
@@ -88,6 +91,7 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   const { entrypoint, cmd } = commandLine(server);
   const l = server.limits;
   const args = ["run", "-i", "--rm"];
+  // "bridge" stays docker's shared bridge here: a plain `docker run` has no gateway to make a network of the server's own
   args.push("--network", networkMode(server));
   if (server.readOnlyRoot) args.push("--read-only");
   args.push("--user", server.user, "--cap-drop", "ALL", "--security-opt", SECURITY_OPT, "--init");

@@ -3,13 +3,16 @@
  * reaper watches this process, images are resolved (built, or pulled for `image:` servers, when missing) before the
  * startup clock runs, and every container carries the session's labels so nothing outlives the gateway.
  */
+import os from "node:os";
 import { ensureImages } from "../build/ensure.ts";
 import { withFix } from "../build/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
 import { startServerContainer } from "../docker/container.ts";
 import { connectEngine, engine } from "../docker/engine.ts";
+import { containerLabels } from "../docker/labels.ts";
 import { containerOptions } from "../docker/policy.ts";
+import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
 import { McpboxError } from "../errors.ts";
 import { codeRunnerImage, launchCodeRunner, runnerAudit } from "../runner/launch.ts";
 import type { EgressRecord } from "../egress/record.ts";
@@ -39,6 +42,18 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
   spawnReaper(o.session, process.pid);
   const images = new Map<string, Promise<string>>();
+  const networks = new Map<string, Promise<string>>();
+  /** A "bridge" server's own network, made once per session (restarts reuse it); a failed create is retried. */
+  const ownNetwork = (server: ResolvedServer): Promise<string> => {
+    let p = networks.get(server.name);
+    if (!p) {
+      const labels = containerLabels({ session: o.session, server: server.name, ownerPid: process.pid, configHash: o.config.hash, ownerHost: os.hostname() });
+      p = ensureServerNetwork(docker, serverNetworkName(o.session, server.name), labels);
+      networks.set(server.name, p);
+      p.catch(() => networks.delete(server.name));
+    }
+    return p;
+  };
   const egress = egressPool({
     docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit,
     secretValues: [...o.secrets.values()].flatMap((s) => Object.values(s)),
@@ -84,7 +99,8 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
       }
       // the forwarder owns the namespace the server joins: it runs first, and outlives the server's restarts
       const wiring = server.egress ? await egress.ensure(server) : undefined;
-      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {}, wiring);
+      const own = wantsOwnNetwork(server) ? { networkMode: await ownNetwork(server), env: {} } : undefined;
+      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {}, wiring ?? own);
       const container = await startServerContainer(docker, options, {
         ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
         onNonJsonLine: nonJsonReporter(server.name, o),
