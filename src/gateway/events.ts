@@ -47,6 +47,19 @@ export type GatewayEvent =
       memoryLimitBytes: number;
       pids: number;
       oomKilled: boolean;
+    }
+  | {
+      /** one egress connection of an allowlisted server; host and reason already redacted by the egress pool */
+      type: "egress";
+      at: number;
+      server: string;
+      host: string;
+      port: number;
+      outcome: "ok" | "denied";
+      reason?: string | undefined;
+      bytesUp: number;
+      bytesDown: number;
+      durationMs: number;
     };
 
 export interface GatewayInfo {

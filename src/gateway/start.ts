@@ -7,7 +7,8 @@ import { homeFolder } from "../home.ts";
 import { openAudit } from "./audit.ts";
 import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
-import { GatewayEvents, type GatewayInfo } from "./events.ts";
+import { GatewayEvents, type GatewayEvent, type GatewayInfo } from "./events.ts";
+import type { EgressRecord } from "../egress/record.ts";
 import { failureText } from "./failures.ts";
 import { Gateway } from "./gateway.ts";
 import { redactor } from "./redact.ts";
@@ -41,12 +42,22 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
   const redact = redactor([...secrets.values()].flatMap((s) => Object.values(s)));
   const session = newSessionId();
   const audit = openAudit(config);
-  const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit });
   const events = new GatewayEvents();
+  const onEgress = (r: EgressRecord) => events.emit(egressEvent(r));
+  const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit, onEgress });
   const listCache = listCacheFor();
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };
   return { gateway, events, info };
+}
+
+/** An egress record as a monitor event (the record's own time when it is one, else now). */
+export function egressEvent(r: EgressRecord, now = Date.now()): Extract<GatewayEvent, { type: "egress" }> {
+  const at = Date.parse(r.time);
+  return {
+    type: "egress", at: Number.isFinite(at) ? at : now, server: r.server, host: r.host, port: r.port, outcome: r.outcome,
+    ...(r.reason ? { reason: r.reason } : {}), bytesUp: r.bytesUp, bytesDown: r.bytesDown, durationMs: r.durationMs,
+  };
 }
 
 /** Each server's secrets; a server whose secrets cannot be had fails alone (SPEC 4.2), the others are served. */

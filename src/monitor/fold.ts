@@ -1,6 +1,6 @@
 /** One gateway's part of the monitor state: folds its protocol messages; apply() says whether anything changed. */
 import type { GatewayInfo, ServerState } from "../gateway/events.ts";
-import { oomKilledContainer, type CallEvent, type GatewayMessage, type GuardEvent, type ServerSnapshot } from "./protocol.ts";
+import { oomKilledContainer, type CallEvent, type EgressEvent, type GatewayMessage, type GuardEvent, type ServerSnapshot } from "./protocol.ts";
 import { Latency } from "./latency.ts";
 import { Ring } from "./ring.ts";
 
@@ -21,6 +21,9 @@ export interface ServerRow {
   oomKills: number;
   calls: number;
   errors: number;
+  /** egress connections, and the denied ones among them */
+  egress: number;
+  egressDenied: number;
   p50: number | undefined;
   p95: number | undefined;
 }
@@ -33,6 +36,7 @@ export class GatewayFold {
   status: "connecting" | "live" | "gone" = "connecting";
   readonly calls = new Ring<CallEvent>(100);
   readonly guards = new Ring<GuardEvent>(50);
+  readonly denied = new Ring<EgressEvent>(20);
   readonly stderr = new Map<string, Ring<string>>();
   readonly #servers = new Map<string, Mutable>();
 
@@ -65,6 +69,7 @@ export class GatewayFold {
         }
         for (const c of m.calls) this.#call(c, false);
         for (const g of m.guards) this.guards.push(g);
+        for (const d of m.denied ?? []) this.denied.push(d);
         for (const [server, lines] of Object.entries(m.stderr)) for (const l of lines) this.#stderr(server).push(l);
         return true;
       case "server": {
@@ -87,6 +92,15 @@ export class GatewayFold {
       case "stderr":
         this.#stderr(m.server).push(m.line);
         return true;
+      case "egress": {
+        const row = this.#server(m.server);
+        row.egress++;
+        if (m.outcome === "denied") {
+          row.egressDenied++;
+          this.denied.push(m);
+        }
+        return true;
+      }
       default:
         return false; // replies without an id
     }
@@ -117,7 +131,7 @@ export class GatewayFold {
       row = {
         session: this.session, server, state: "starting", containerId: undefined, restarts: 0, startedAt: undefined,
         limits: { memoryBytes: 0, cpus: 0, pids: 0 }, error: undefined, cpuPercent: undefined, memoryBytes: undefined,
-        memoryLimitBytes: undefined, pids: undefined, oomKills: 0, calls: 0, errors: 0, latency: new Latency(), oomContainers: new Set(),
+        memoryLimitBytes: undefined, pids: undefined, oomKills: 0, calls: 0, errors: 0, egress: 0, egressDenied: 0, latency: new Latency(), oomContainers: new Set(),
       };
       this.#servers.set(server, row);
     }
@@ -134,7 +148,7 @@ export class GatewayFold {
 function snapshotFields(s: ServerSnapshot): Partial<Mutable> {
   return {
     state: s.state, containerId: s.containerId, restarts: s.restarts, startedAt: s.startedAt, limits: s.limits, error: s.error,
-    calls: s.calls ?? 0, errors: s.errors ?? 0, oomKills: s.oomKills ?? 0,
+    calls: s.calls ?? 0, errors: s.errors ?? 0, oomKills: s.oomKills ?? 0, egress: s.egress ?? 0, egressDenied: s.egressDenied ?? 0,
     ...(s.stats ? { cpuPercent: round(s.stats.cpuPercent), memoryBytes: s.stats.memoryBytes, memoryLimitBytes: s.stats.memoryLimitBytes, pids: s.stats.pids } : {}),
   };
 }

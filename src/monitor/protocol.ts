@@ -15,6 +15,7 @@ export type GuardEvent = Extract<GatewayEvent, { type: "guard" }>;
 export type StatsEvent = Extract<GatewayEvent, { type: "stats" }>;
 export type ServerEvent = Extract<GatewayEvent, { type: "server" }>;
 export type StderrEvent = Extract<GatewayEvent, { type: "stderr" }>;
+export type EgressEvent = Extract<GatewayEvent, { type: "egress" }>;
 
 /** A server's last `server` event (without its type and time), plus what the snapshot adds. */
 export interface ServerSnapshot extends Omit<ServerEvent, "type" | "at"> {
@@ -23,6 +24,9 @@ export interface ServerSnapshot extends Omit<ServerEvent, "type" | "at"> {
   calls?: number;
   errors?: number;
   oomKills?: number;
+  /** egress connections and the denied ones among them (in snapshots only) */
+  egress?: number;
+  egressDenied?: number;
 }
 
 /** The container an event says was OOM-killed, if any: from the stats poller, or the gateway's reason of a restart. */
@@ -38,6 +42,8 @@ export interface Snapshot {
   calls: CallEvent[];
   stderr: Record<string, string[]>;
   guards: GuardEvent[];
+  /** the last denied egress connections (absent from gateways older than the egress monitor) */
+  denied?: EgressEvent[];
 }
 
 export type GatewayMessage =

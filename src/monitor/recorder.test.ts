@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RECENT_CALLS, RECENT_STDERR, Recorder } from "./recorder.ts";
+import { RECENT_CALLS, RECENT_DENIED, RECENT_STDERR, Recorder } from "./recorder.ts";
 
 const limits = { memoryBytes: 64 << 20, cpus: 1, pids: 64 };
 
@@ -27,5 +27,17 @@ describe("Recorder", () => {
     const [a] = r.snapshot().servers;
     expect(a).toMatchObject({ oomKills: 1, restarts: 1, containerId: "c2", stats: undefined });
     expect(r.runningContainers()).toEqual([{ server: "a", containerId: "c2" }]);
+  });
+
+  it("counts egress connections per server and keeps the last denied ones, bounded", () => {
+    const r = new Recorder();
+    r.record({ type: "server", at: 1, server: "a", state: "running", containerId: "c1", restarts: 0, limits });
+    const egress = (i: number, outcome: "ok" | "denied") =>
+      ({ type: "egress", at: i, server: "a", host: `h${i}.test`, port: 443, outcome, bytesUp: 1, bytesDown: 2, durationMs: 3 }) as const;
+    for (let i = 0; i < 100; i++) r.record(egress(i, i % 4 ? "ok" : "denied"));
+    const s = r.snapshot();
+    expect(s.servers[0]).toMatchObject({ egress: 100, egressDenied: 25 });
+    expect(s.denied).toHaveLength(RECENT_DENIED);
+    expect(s.denied!.at(-1)).toMatchObject({ host: "h96.test", outcome: "denied" });
   });
 });

@@ -3,12 +3,13 @@
  * stderr lines and guard decisions, so a monitor that connects late gets the current state first.
  */
 import type { GatewayEvent } from "../gateway/events.ts";
-import { oomKilledContainer, type CallEvent, type GuardEvent, type ServerSnapshot, type Snapshot } from "./protocol.ts";
+import { oomKilledContainer, type CallEvent, type EgressEvent, type GuardEvent, type ServerSnapshot, type Snapshot } from "./protocol.ts";
 import { Ring } from "./ring.ts";
 
 export const RECENT_CALLS = 200;
 export const RECENT_STDERR = 100;
 export const RECENT_GUARDS = 50;
+export const RECENT_DENIED = 20;
 const MAX_SERVERS = 500;
 const MAX_STDERR_LINE = 2000;
 
@@ -19,6 +20,9 @@ export class Recorder {
   readonly #guards = new Ring<GuardEvent>(RECENT_GUARDS);
   /** calls and failed calls per server since the gateway started */
   readonly #counts = new Map<string, { calls: number; errors: number }>();
+  /** egress connections per server, and the last denied ones of all servers */
+  readonly #egress = new Map<string, { connections: number; denied: number }>();
+  readonly #denied = new Ring<EgressEvent>(RECENT_DENIED);
   /** OOM-killed containers per server */
   readonly #ooms = new Map<string, Set<string>>();
 
@@ -55,6 +59,16 @@ export class Recorder {
         this.#stderrOf(event.server)?.push(line);
         return line === event.line ? event : { ...event, line };
       }
+      case "egress": {
+        const counts = this.#egress.get(event.server) ?? { connections: 0, denied: 0 };
+        counts.connections++;
+        if (event.outcome === "denied") {
+          counts.denied++;
+          this.#denied.push(event);
+        }
+        if (this.#egress.size < MAX_SERVERS || this.#egress.has(event.server)) this.#egress.set(event.server, counts);
+        return event;
+      }
     }
   }
 
@@ -74,10 +88,13 @@ export class Recorder {
         ...s,
         ...(this.#counts.get(s.server) ?? { calls: 0, errors: 0 }),
         oomKills: this.#ooms.get(s.server)?.size ?? 0,
+        egress: this.#egress.get(s.server)?.connections ?? 0,
+        egressDenied: this.#egress.get(s.server)?.denied ?? 0,
       })),
       calls: this.#calls.toArray(),
       stderr,
       guards: this.#guards.toArray(),
+      denied: this.#denied.toArray(),
     };
   }
 

@@ -108,4 +108,19 @@ describe("MonitorStore", () => {
     store.remove("g2");
     expect(store.getState()).toMatchObject({ gateways: [], selected: undefined });
   });
+
+  it("counts egress per server from live events and a late snapshot, and keeps the last denied hosts", () => {
+    const store = new MonitorStore();
+    store.apply("g3", { v: 1, type: "hello", gateway: { ...info, session: "g3" } });
+    store.apply("g3", {
+      v: 1, type: "snapshot", at: 3, guards: [], calls: [], stderr: {},
+      servers: [{ server: "x", state: "running", restarts: 0, limits, egress: 5, egressDenied: 1 }],
+      denied: [{ type: "egress", at: 1, server: "x", host: "old.test", port: 443, outcome: "denied", bytesUp: 0, bytesDown: 0, durationMs: 0 }],
+    });
+    const egress = { v: 1, type: "egress", server: "x", port: 443, bytesUp: 10, bytesDown: 20, durationMs: 5 } as const;
+    store.apply("g3", { ...egress, at: 4, host: "ok.test", outcome: "ok" });
+    store.apply("g3", { ...egress, at: 5, host: "new.test", outcome: "denied", reason: "not in network.allow" });
+    expect(store.getState().gateways[0]?.servers[0]).toMatchObject({ server: "x", egress: 7, egressDenied: 2 });
+    expect(store.getState().denied.map((d) => [d.session, d.host])).toEqual([["g3", "old.test"], ["g3", "new.test"]]);
+  });
 });

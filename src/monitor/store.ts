@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from "node:events";
 import type { GatewayInfo } from "../gateway/events.ts";
-import type { CallEvent, GatewayMessage, GuardEvent, ServerSnapshot, StatsEvent } from "./protocol.ts";
+import type { CallEvent, EgressEvent, GatewayMessage, GuardEvent, ServerSnapshot, StatsEvent } from "./protocol.ts";
 import { GatewayFold, type ServerRow } from "./fold.ts";
 
 export type { ServerRow } from "./fold.ts";
@@ -22,6 +22,8 @@ export interface MonitorState {
   /** recent calls of every gateway, oldest first */
   calls: (CallEvent & { session: string })[];
   guards: (GuardEvent & { session: string })[];
+  /** the last denied egress connections of every gateway, oldest first */
+  denied: (EgressEvent & { session: string })[];
   /** recent stderr lines by row key (see rowKey) */
   stderr: Record<string, string[]>;
   /** row key of the selected server */
@@ -39,7 +41,7 @@ export class MonitorStore {
   readonly #gateways = new Map<string, GatewayFold>();
   /** until the user moves the selection, it stays on the first row */
   #chosen = false;
-  #state: MonitorState = { gateways: [], calls: [], guards: [], stderr: {}, selected: undefined, filter: "", editingFilter: false, notice: undefined };
+  #state: MonitorState = { gateways: [], calls: [], guards: [], denied: [], stderr: {}, selected: undefined, filter: "", editingFilter: false, notice: undefined };
 
   /** protocol messages changed the folds: the state is rebuilt and announced once for a burst of them */
   #dirty = false;
@@ -147,6 +149,7 @@ export class MonitorStore {
       gateways: folds.map((f) => ({ session: f.session, info: f.info, status: f.status, servers: f.rows() })),
       calls: newest(folds.flatMap((f) => f.calls.toArray().map((c) => ({ ...c, session: f.session })))),
       guards: newest(folds.flatMap((f) => f.guards.toArray().map((g) => ({ ...g, session: f.session })))),
+      denied: newest(folds.flatMap((f) => f.denied.toArray().map((d) => ({ ...d, session: f.session })))),
       stderr,
     }, announce);
   }

@@ -1,15 +1,18 @@
-/** The lower half: recent calls and guard decisions (newest first), and the selected server's stderr (newest last). */
+/**
+ * The lower half: recent calls, guard decisions and denied egress connections (newest first), and the selected
+ * server's stderr (newest last).
+ */
 import { Box, Text } from "ink";
 import type { MonitorState, ServerRow } from "../monitor/store.ts";
 import { rowKey, visibleRows } from "../monitor/store.ts";
 import { bytes, clock, duration, fit, printable } from "./format.ts";
 import type { Theme } from "./theme.ts";
 
-type Activity = MonitorState["calls"][number] | MonitorState["guards"][number];
+type Activity = MonitorState["calls"][number] | MonitorState["guards"][number] | MonitorState["denied"][number];
 
 export function CallsPane({ state, height, width, theme }: { state: MonitorState; height: number; width: number; theme: Theme }) {
   const shown = new Set(visibleRows(state).map(rowKey));
-  const items: Activity[] = [...state.calls, ...state.guards]
+  const items: Activity[] = [...state.calls, ...state.guards, ...state.denied]
     .filter((a) => shown.has(rowKey(a)))
     .sort((a, b) => b.at - a.at)
     .slice(0, height);
@@ -32,6 +35,17 @@ function ActivityLine({ item, width, theme }: { item: Activity; width: number; t
         {head}
         {fit(item.tool, 24)} <Text color={colour}>{item.decision}</Text>
         {fit(`: ${printable(item.reason)}`, Math.max(0, width - head.length - 26 - item.decision.length))}
+      </Text>
+    );
+  }
+  if (item.type === "egress") {
+    // the host is the server's choice: fit() makes it printable and cuts it
+    const target = fit(`egress ${item.host}:${item.port}`, 30);
+    return (
+      <Text wrap="truncate-end">
+        {head}
+        {target} <Text color={theme.colour("yellow")}>denied</Text>
+        {item.reason ? fit(`: ${item.reason}`, Math.max(0, width - head.length - 31 - 6 - 1)) : ""}
       </Text>
     );
   }
@@ -70,6 +84,8 @@ export function serverSummary(row: ServerRow): string {
   const parts = [
     row.server,
     row.containerId ? row.containerId.slice(0, 12) : "no container",
+    // before the figures the title may cut: an allowlisted server's connections are what SPEC 6 asks for
+    ...(row.egress > 0 ? [`egress ${row.egress} (${row.egressDenied} denied)`] : []),
     `mem ${bytes(row.memoryBytes)}/${bytes(row.memoryLimitBytes || row.limits.memoryBytes)}`,
     `cpus ${row.limits.cpus || "-"}`,
     `pids ${row.pids ?? "-"}/${row.limits.pids || "-"}`,

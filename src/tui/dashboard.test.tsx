@@ -129,4 +129,24 @@ describe("Dashboard", () => {
     // eslint-disable-next-line no-control-regex
     expect(frame).not.toMatch(/\x1b[\]P_^X]|\x1b\[(2J|\?1049)|[\x07\x0d\u0080-\u009f]/);
   });
+
+  it("shows a server's egress count and the last denied hosts, without escape sequences, within 80x24", async () => {
+    const nasty = "\x1b]0;pwned\x07\x1b[2J\u009b31m";
+    const store = populated();
+    const egress = { v: 1, type: "egress", server: "everything", port: 443, bytesUp: 1, bytesDown: 1, durationMs: 1 } as const;
+    store.apply("a1b2c3", { ...egress, at: NOW - 5, host: "api.allowed.test", outcome: "ok" });
+    store.apply("a1b2c3", { ...egress, at: NOW - 4, host: "evil.test", outcome: "denied", reason: "not in network.allow" });
+    store.apply("a1b2c3", { ...egress, at: NOW - 3, host: `x${nasty}.test`, outcome: "denied", reason: `why${nasty}\rFAKE` });
+    const r = renderAt80x24(store);
+    await tick();
+    const frame = r.lastFrame() ?? "";
+    const lines = frame.split("\n");
+    expect(lines.length).toBeLessThanOrEqual(23);
+    for (const line of lines) expect([...line].length).toBeLessThanOrEqual(80);
+    expect(frame).toMatch(/everything · c-everything · egress 3 \(2 denied\)/);
+    expect(frame).toMatch(/everything +egress evil\.test:443 +denied: not in network\.allow/);
+    expect(frame).not.toMatch(/api\.allowed\.test/); // allowed connections are counted, not listed
+    // eslint-disable-next-line no-control-regex
+    expect(frame).not.toMatch(/\x1b[\]P_^X]|\x1b\[(2J|\?1049)|[\x07\x0d\u0080-\u009f]/);
+  });
 });
