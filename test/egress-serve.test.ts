@@ -12,6 +12,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { LABEL, labelFilter } from "../src/docker/labels.ts";
 import { TEST_NETWORKS_ENV } from "../src/gateway/egress.ts";
+import { connectGateway } from "../src/monitor/client.ts";
+import { socketPath } from "../src/monitor/paths.ts";
+import type { GatewayMessage } from "../src/monitor/protocol.ts";
 import { auditLines, connect, containersOf, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 import { nodeBaseImage } from "./helpers/images.ts";
 
@@ -129,6 +132,19 @@ describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
       expect.objectContaining({ server: "web", host: "other.test", port: 443, outcome: "denied", reason: "not on the allowlist" }),
     ]));
     expect(egress().find((l) => l.host === "good.test" && l.port === 443)!.bytesDown as number).toBeGreaterThan(500);
+
+    // the monitor (SPEC 6) sees the same connections: a count per server and the last denied hosts, redacted
+    const snapshot = await new Promise<Extract<GatewayMessage, { type: "snapshot" }>>((resolve, reject) => {
+      connectGateway(socketPath(session, p.home), {
+        onMessage: (m) => m.type === "snapshot" && resolve(m),
+        onClose: () => reject(new Error("the monitor socket closed before its snapshot")),
+      }).then((c) => cleanup.push(async () => c.close()), reject);
+    });
+    expect(snapshot.servers.find((s) => s.server === "web")).toMatchObject({ egress: egress().length, egressDenied: 2 });
+    expect((snapshot.denied ?? []).map((d) => `${d.server} ${d.host}:${d.port} ${d.outcome}`).sort()).toEqual([
+      "web [redacted].other.test:443 denied", "web other.test:443 denied",
+    ]);
+    expect(JSON.stringify(snapshot).toLowerCase()).not.toContain(SECRET.toLowerCase());
 
     expect((await sessionObjects(session)).filter((o) => !o.startsWith("container"))).toEqual(expect.arrayContaining([
       expect.stringMatching(/^network .*-egress$/), expect.stringMatching(/^volume .*-egress$/),
