@@ -11,6 +11,7 @@ export function plainSummary(state: MonitorState, now = Date.now()): string {
     lines.push(headerCells().join(" ").trimEnd());
     for (const row of g.servers) lines.push(rowCells(row, now).join(" ").trimEnd());
     for (const row of g.servers) if (row.error) lines.push(`${row.server}: ${printable(row.error)}`);
+    for (const row of g.servers) if (row.egress > 0) lines.push(printable(`${row.server}: egress ${row.egress} (${row.egressDenied} denied)`));
     if (g.servers.length === 0) lines.push("(no servers yet)");
     lines.push("");
   }
@@ -18,6 +19,11 @@ export function plainSummary(state: MonitorState, now = Date.now()): string {
   if (guards.length > 0) {
     lines.push("recent guard decisions:");
     for (const d of guards) lines.push(`  ${printable(`${d.server} ${d.tool}: ${d.decision} (${d.reason})`)}`);
+  }
+  const denied = state.denied.slice(-5);
+  if (denied.length > 0) {
+    lines.push("recent denied egress:");
+    for (const d of denied) lines.push(`  ${printable(`${d.server} ${d.host}:${d.port}${d.reason ? ` (${d.reason})` : ""}`)}`);
   }
   return lines.join("\n").trimEnd() + "\n";
 }
