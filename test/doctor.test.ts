@@ -113,7 +113,12 @@ describe("mcpbox doctor", () => {
       "config",
       "MCPBOX_HOME",
       "hardened containers",
+      "egress confinement",
+      "egress image",
     ]);
+    // no allowlisted server (no config at all): nothing is probed or built for egress
+    expect(check(doc, "egress confinement")).toMatchObject({ status: "ok", message: "not needed: no server has a network allowlist" });
+    expect(check(doc, "egress image")).toMatchObject({ status: "ok", message: "not needed: no server has a network allowlist" });
     expect(check(doc, "docker engine")).toMatchObject({ status: "ok", fix: null });
     expect(check(doc, "config")).toMatchObject({ status: "warn", fix: expect.stringContaining("mcpbox init") });
     expect(check(doc, "hardened containers")?.status).toBe("ok");
@@ -122,6 +127,20 @@ describe("mcpbox doctor", () => {
   it("leaves no probe container behind", async () => {
     const left = await engine().listContainers({ all: true, filters: JSON.stringify({ label: [`${DOCTOR_LABEL}=true`] }) });
     expect(left.map((c) => c.Names)).toEqual([]);
+  });
+
+  it("checks what egress confinement needs when a server has an allowlist, and leaves no probe behind", async () => {
+    const dir = path.join(tmp, "egress-project");
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, "sandbox.config.json"), JSON.stringify({ servers: { gh: { image: "node:24-bookworm-slim", network: { allow: ["api.github.com"] } } } }));
+    const r = doctor(["--json"], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as DoctorJson;
+    expect(check(doc, "egress confinement")).toMatchObject({ status: "ok", message: expect.stringMatching(/^accepted NetworkMode container:<id> and a named volume for gh /) });
+    expect(check(doc, "egress image")).toMatchObject({ status: "ok", message: expect.stringMatching(/^mcpbox\/egress:\S+ for gh$/) });
+    const filters = JSON.stringify({ label: [`${DOCTOR_LABEL}=true`] });
+    expect((await engine().listContainers({ all: true, filters })).map((c) => c.Names)).toEqual([]);
+    expect(((await engine().listVolumes({ filters })).Volumes ?? []).map((v) => v.Name)).toEqual([]);
   });
 
   it("exits 3 with a clear message and no stack trace when no engine is reachable", () => {

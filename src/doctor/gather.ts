@@ -12,6 +12,8 @@ import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from
 import { isMcpboxError, messageOf } from "../errors.ts";
 import { mcpboxHome, privateFolder, UntrustedFolder } from "../home.ts";
 import * as C from "./checks.ts";
+import { egressEngineCheck, egressImageCheck, EGRESS_CHECK } from "./egress-checks.ts";
+import { allowlisted, egressEngineFacts, egressImageFacts } from "./gather-egress.ts";
 import { imageFacts, tlsFacts } from "./gather-outside.ts";
 import { imageCheck, tlsCheck } from "./outside-checks.ts";
 
@@ -44,7 +46,15 @@ export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
     C.configCheck(configFacts),
     homeResult(mcpboxHome(o.env)),
     reachable ? C.runtimeCheck(await runtimeFacts(probeImage, engine)) : C.skipped(C.CHECK.runtime),
+    ...(await egressResults(reachable, allowlisted(config), probeImage)),
   ];
+}
+
+/** Only for a config with an allowlisted server; otherwise "not needed" (no probe, no image build). */
+async function egressResults(reachable: boolean, servers: string[], probeImage: string | undefined): Promise<C.CheckResult[]> {
+  if (!reachable && servers.length > 0) return [C.skipped(EGRESS_CHECK.engine), C.skipped(EGRESS_CHECK.image)];
+  const [probed, made] = await Promise.all([egressEngineFacts(servers, probeImage), egressImageFacts(servers)]);
+  return [egressEngineCheck(probed), egressImageCheck(made)];
 }
 
 async function baseImageFacts(images: [C.BaseImageFacts["lang"], string][], config: ResolvedConfig | undefined): Promise<C.BaseImageFacts[]> {
