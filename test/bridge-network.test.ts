@@ -71,4 +71,15 @@ describe('a "bridge" server through mcpbox serve', () => {
     await waitFor("the gateway to exit", () => (alive(pid) ? undefined : true), 30_000);
     expect(await networks()).toEqual([]);
   }, 90_000);
+
+  it("leaves no network of a SIGKILLed gateway after 10 s (the reaper, by the session's labels)", async () => {
+    gw = await connect(p);
+    await gw.client.listTools();
+    const session = (await containersOf(gw.pid))[0]!.Labels[LABEL.session]!;
+    const networks = () => docker.listNetworks({ filters: labelFilter({ [LABEL.session]: session }) });
+    expect(await networks()).toHaveLength(2);
+    process.kill(gw.pid, "SIGKILL");
+    // SPEC 4.2: nothing outlives the gateway by more than 10 s
+    await waitFor("the session's networks gone", async () => ((await networks()).length === 0 ? true : undefined), 10_000);
+  }, 90_000);
 });
