@@ -42,17 +42,10 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
   spawnReaper(o.session, process.pid);
   const images = new Map<string, Promise<string>>();
-  const networks = new Map<string, Promise<string>>();
-  /** A "bridge" server's own network, made once per session (restarts reuse it); a failed create is retried. */
+  /** A "bridge" server's own network: made at its first launch, reused by its restarts (made again if it went). */
   const ownNetwork = (server: ResolvedServer): Promise<string> => {
-    let p = networks.get(server.name);
-    if (!p) {
-      const labels = containerLabels({ session: o.session, server: server.name, ownerPid: process.pid, configHash: o.config.hash, ownerHost: os.hostname() });
-      p = ensureServerNetwork(docker, serverNetworkName(o.session, server.name), labels);
-      networks.set(server.name, p);
-      p.catch(() => networks.delete(server.name));
-    }
-    return p;
+    const labels = containerLabels({ session: o.session, server: server.name, ownerPid: process.pid, configHash: o.config.hash, ownerHost: os.hostname() });
+    return ensureServerNetwork(docker, serverNetworkName(o.session, server.name), labels);
   };
   const egress = egressPool({
     docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit,
