@@ -18,29 +18,12 @@ import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import type { LaunchedServer, Launcher } from "./launcher.ts";
 import { redactor } from "./redact.ts";
+import { testServer } from "./_test-server.ts";
 
 const require = createRequire(import.meta.url);
 const everything = require.resolve("@modelcontextprotocol/server-everything/dist/index.js");
 
-function server(name: string): ResolvedServer {
-  return {
-    name,
-    source: { kind: "image", image: "x" },
-    args: [],
-    env: {},
-    secrets: {},
-    mounts: [],
-    limits: { memory: "512m", memoryBytes: 512 << 20, cpus: 1, pids: 256, tmpfs: "64m", tmpfsBytes: 64 << 20 },
-    tools: { allow: undefined, deny: [] },
-    approve: [],
-    timeouts: { startupMs: 20_000, callMs: 20_000, runMs: 30_000 },
-    prefix: name,
-    startup: "eager",
-    restart: "on-failure",
-    pathArguments: [],
-    clientRequests: { sampling: true, elicitation: true, roots: true },
-  } as unknown as ResolvedServer;
-}
+const server = testServer;
 
 const SECRET = "s3cr3t-value-never-shown";
 const open: { gw: Gateway; client?: Client }[] = [];
