@@ -5,7 +5,7 @@
 import { Box, Text } from "ink";
 import type { MonitorState, ServerRow } from "../monitor/store.ts";
 import { rowKey, visibleRows } from "../monitor/store.ts";
-import { bytes, clock, duration, fit, printable } from "./format.ts";
+import { bytes, clock, duration, fit, printable } from "../text/format.ts";
 import type { Theme } from "./theme.ts";
 
 type Activity = MonitorState["calls"][number] | MonitorState["guards"][number] | MonitorState["denied"][number];

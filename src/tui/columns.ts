@@ -3,7 +3,7 @@
  * Each cell is plain fixed-width text; the component only colours it.
  */
 import type { ServerRow } from "../monitor/store.ts";
-import { bar, bytes, duration, fit, percent, uptime } from "./format.ts";
+import { bar, bytes, duration, fit, percent, uptime } from "../text/format.ts";
 
 export interface Column {
   title: string;

@@ -9,7 +9,7 @@ import { selectedRow, visibleRows } from "../monitor/store.ts";
 import { CallsPane, StderrPane } from "./activity-panes.tsx";
 import { dispatch, SHORTCUTS, type KeyContext } from "./keys.ts";
 import { ServerTable, tableLines } from "./server-table.tsx";
-import { clock, printable } from "./format.ts";
+import { clock, printable } from "../text/format.ts";
 import { theme as makeTheme } from "./theme.ts";
 
 export interface DashboardProps {

@@ -3,7 +3,7 @@ import { Box, Text } from "ink";
 import type { GatewayView, MonitorState, ServerRow } from "../monitor/store.ts";
 import { rowKey, visibleRows } from "../monitor/store.ts";
 import { headerCells, rowCells } from "./columns.ts";
-import { fit, uptime } from "./format.ts";
+import { fit, uptime } from "../text/format.ts";
 import type { Theme } from "./theme.ts";
 
 type Line = { kind: "gateway"; gateway: GatewayView } | { kind: "server"; row: ServerRow };

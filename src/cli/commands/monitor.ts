@@ -5,7 +5,7 @@
 import type { Context } from "../context.ts";
 import { McpboxError } from "../../errors.ts";
 import { findGateways, watchGateways, type Watch } from "../../monitor/watch.ts";
-import { plainSummary } from "../../monitor/summary.ts";
+import { plainSummary } from "../../tui/summary.ts";
 import { err, out } from "../output.ts";
 
 /** How long the plain summary waits for the first stats of running containers. */

@@ -8,7 +8,7 @@ import { listSessionContainers, type SessionContainer } from "../../docker/stats
 import { isAlive } from "../../monitor/paths.ts";
 import { findGateways } from "../../monitor/watch.ts";
 import { terminalLine } from "../../text/terminal.ts";
-import { fit, uptime } from "../../tui/format.ts";
+import { fit, uptime } from "../../text/format.ts";
 import { out, paint, printJson } from "../output.ts";
 
 export async function run(ctx: Context): Promise<number> {

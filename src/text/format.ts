@@ -1,5 +1,5 @@
 /** Fixed-width text for the dashboard's columns: pure functions, so frames are easy to test. */
-import { terminalLine } from "../text/terminal.ts";
+import { terminalLine } from "./terminal.ts";
 
 /**
  * Cuts to `width` (with an ellipsis) or pads with spaces; numbers go right-aligned with `align: "right"`. What it

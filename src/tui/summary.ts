@@ -1,7 +1,7 @@
 /** The monitor's one-shot plain text, for a stdout that is not a terminal: the same columns as the dashboard. */
-import { headerCells, rowCells } from "../tui/columns.ts";
-import { printable, uptime } from "../tui/format.ts";
-import type { MonitorState } from "./store.ts";
+import { headerCells, rowCells } from "./columns.ts";
+import { printable, uptime } from "../text/format.ts";
+import type { MonitorState } from "../monitor/store.ts";
 
 export function plainSummary(state: MonitorState, now = Date.now()): string {
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MonitorStore } from "./store.ts";
+import { MonitorStore } from "../monitor/store.ts";
 import { plainSummary } from "./summary.ts";
 
 const limits = { memoryBytes: 64 << 20, cpus: 1, pids: 64 };
