@@ -220,3 +220,23 @@ describe("mounts inside a writable mount", () => {
     expect(errors({ a: { ...img, mounts: [{ source: "work", target: "/w" }] }, b: { ...img, mounts: [{ source: "work/reports", target: "/r", readOnly: false }] } })).toEqual([]);
   });
 });
+
+describe("runtime (SPEC 2.2)", () => {
+  it("accepts runc and gvisor, per server and in defaults, and engine.runtimes names", () => {
+    expect(check({ a: { ...image, runtime: "gvisor" }, b: { ...image, runtime: "runc" } }, { defaults: { runtime: "gvisor" }, engine: { runtimes: { gvisor: "runsc-kvm", runc: "crun" } } })).toEqual([]);
+    expect(check({ code: { builtin: "code-runner", runtime: "gvisor" } })).toEqual([]);
+  });
+
+  it("refuses another runtime, naming the two there are", () => {
+    expect(check({ a: { ...image, runtime: "kata" } })).toEqual([
+      'sandbox.config.ts: servers.a.runtime: must be one of "runc", "gvisor"',
+    ]);
+    expect(check({ a: image }, { defaults: { runtime: "runsc" } }).join("\n")).toBe('sandbox.config.ts: defaults.runtime: must be one of "runc", "gvisor"');
+  });
+
+  it("refuses an engine runtime name that could be read as a flag, and unknown engine keys", () => {
+    const problems = check({ a: image }, { engine: { runtimes: { gvisor: "--privileged" }, runtime: {} } });
+    expect(problems.join("\n")).toContain('sandbox.config.ts: engine.runtimes.gvisor: must be a runtime name as the engine lists it');
+    expect(problems.join("\n")).toMatch(/engine\.runtime\b.*(unknown|not a key|did you mean).*runtimes/i);
+  });
+});

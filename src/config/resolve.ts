@@ -78,12 +78,18 @@ export interface ResolvedServer {
   };
   /** which server-to-client requests the server may make (SPEC 9) */
   readonly clientRequests: { readonly sampling: boolean; readonly elicitation: boolean; readonly roots: boolean };
+  /** "gvisor": the engine's runsc (a user-space kernel); "runc": the engine's default runtime */
+  readonly runtime: RuntimeKind;
+  /** the engine's name of that runtime (`--runtime`, HostConfig.Runtime); undefined: the engine's default */
+  readonly engineRuntime: string | undefined;
   /** code-runner only */
   readonly languages: readonly Language[];
   readonly maxOutputBytes: number;
   /** warm containers per language, runs at once, runs waiting at most */
   readonly pool: { readonly warm: number; readonly maxConcurrent: number; readonly maxQueued: number };
 }
+
+export type RuntimeKind = "runc" | "gvisor";
 
 export interface ResolvedConfig {
   /** absolute path of the config file */
@@ -98,6 +104,8 @@ export interface ResolvedConfig {
     readonly registry: string | undefined;
   };
   readonly audit: { readonly enabled: boolean; readonly path: string | undefined };
+  /** the engine's names of the runtimes (engine.runtimes); runc undefined: the engine's default */
+  readonly engine: { readonly runtimes: { readonly runc: string | undefined; readonly gvisor: string } };
 }
 
 export const DEFAULTS = {
@@ -112,6 +120,8 @@ export const DEFAULTS = {
   maxOutputBytes: 1024 * 1024,
   pool: { warm: 0, maxConcurrent: 4, maxQueued: 16 },
   baseImages: { node: "node:24-bookworm-slim", python: "python:3.12-slim-bookworm" },
+  /** Debian's and gVisor's own name for the runtime (ENVIRONMENT "Other engines") */
+  gvisorRuntime: "runsc",
 } as const;
 
 const UNITS: Record<string, number> = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 };
@@ -126,7 +136,8 @@ export function parseSize(size: string): number {
 export function resolveConfig(parsed: ParsedConfig, file: string): ResolvedConfig {
   const dir = path.dirname(file);
   const defaults = parsed.defaults ?? {};
-  const servers = Object.entries(parsed.servers).map(([name, s]) => resolveServer(name, s, defaults, dir));
+  const runtimes = { runc: parsed.engine?.runtimes?.runc, gvisor: parsed.engine?.runtimes?.gvisor ?? DEFAULTS.gvisorRuntime };
+  const servers = Object.entries(parsed.servers).map(([name, s]) => resolveServer(name, s, defaults, dir, runtimes));
   return Object.freeze({
     file,
     dir,
@@ -138,6 +149,7 @@ export function resolveConfig(parsed: ParsedConfig, file: string): ResolvedConfi
       registry: parsed.build?.registry,
     },
     audit: { enabled: parsed.audit?.enabled ?? true, path: parsed.audit?.path && hostPath(dir, parsed.audit.path) },
+    engine: { runtimes },
   });
 }
 
@@ -157,7 +169,14 @@ export function stableJson(v: unknown): string {
   return JSON.stringify(v) ?? "null";
 }
 
-function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: string): ResolvedServer {
+function resolveServer(
+  name: string,
+  s: ParsedServer,
+  d: PolicyConfig,
+  dir: string,
+  runtimes: ResolvedConfig["engine"]["runtimes"],
+): ResolvedServer {
+  const runtime = s.runtime ?? d.runtime ?? "runc";
   const limits = { ...d.limits, ...s.limits };
   const memory = limits.memory ?? DEFAULTS.memory;
   const tmpfs = limits.tmpfs ?? DEFAULTS.tmpfs;
@@ -215,6 +234,8 @@ function resolveServer(name: string, s: ParsedServer, d: PolicyConfig, dir: stri
       elicitation: s.clientRequests?.elicitation ?? d.clientRequests?.elicitation ?? true,
       roots: s.clientRequests?.roots ?? d.clientRequests?.roots ?? true,
     },
+    runtime,
+    engineRuntime: runtimes[runtime],
     languages: isRunner ? (s.languages ?? (["python", "node", "bash"] satisfies Language[])) : [],
     maxOutputBytes: s.maxOutputBytes ?? DEFAULTS.maxOutputBytes,
     pool: {

@@ -122,6 +122,10 @@ export const policyShape = {
     .optional()
     .describe("Extra tool argument names that hold paths and must stay inside the mount targets"),
   clientRequests: ClientRequests.optional(),
+  runtime: z
+    .enum(["runc", "gvisor"])
+    .optional()
+    .describe('"runc" (default: the engine\'s own runtime) or "gvisor" (the engine\'s runsc, a user-space kernel between the server and the host\'s)'),
   dangerous: Dangerous.optional(),
 };
 
@@ -228,6 +232,21 @@ export const Audit = z.strictObject({
   enabled: z.boolean().optional(),
 });
 
+/** An engine runtime name: it reaches `docker run --runtime` and the engine's API (no leading "-", no spaces). */
+const RuntimeName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, { message: 'must be a runtime name as the engine lists it (letters, digits, _ . -), e.g. "runsc"' });
+
+export const EngineSettings = z.strictObject({
+  runtimes: z
+    .strictObject({
+      runc: RuntimeName.optional().describe("The engine's runtime for runtime: \"runc\" (default: none asked, the engine's default)"),
+      gvisor: RuntimeName.optional().describe('The engine\'s runtime for runtime: "gvisor" (default "runsc")'),
+    })
+    .optional()
+    .describe("The names the engine registered its runtimes under (`docker info` lists them)"),
+});
+
 const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,47}$/;
 
 export const UserConfigSchema = z
@@ -236,6 +255,7 @@ export const UserConfigSchema = z
     defaults: Defaults.optional(),
     build: BuildSettings.optional(),
     audit: Audit.optional(),
+    engine: EngineSettings.optional().describe("How the container engine names its runtimes"),
     servers: z.record(
       z.string().regex(SERVER_NAME, {
         message: "server names must be lowercase letters, digits, _ or - (at most 48), starting with a letter or digit",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolvedServer } from "../../test/helpers/servers.ts";
+import { resolveConfig } from "../config/resolve.ts";
+import { UserConfigSchema } from "../config/schema.ts";
 import { containerName, containerOptions, dockerRunArgs } from "./policy.ts";
 
 const ctx = { session: "s1", configHash: "abc123", ownerPid: 4242, image: "img:1" };
@@ -164,5 +166,30 @@ describe("dockerRunArgs", () => {
     const args = dockerRunArgs(resolvedServer("x", { image: "i" }), { image: "-v/etc:/x" });
     expect(args.slice(args.indexOf("--"))).toEqual(["--", "-v/etc:/x"]);
     expect(args.filter((a) => a === "--")).toHaveLength(1);
+  });
+});
+
+describe("runtime", () => {
+  const withEngine = (config: Record<string, unknown>) =>
+    resolveConfig(UserConfigSchema.parse(config), "/tmp/sandbox.config.ts").servers[0]!;
+
+  it("asks no runtime for runc (the engine's default), runsc for gvisor", () => {
+    const plain = resolvedServer("a");
+    expect(containerOptions(plain, ctx, {}).HostConfig).not.toHaveProperty("Runtime");
+    expect(dockerRunArgs(plain, { image: "i" })).not.toContain("--runtime");
+    const g = resolvedServer("g", { image: "i", runtime: "gvisor" });
+    expect(containerOptions(g, ctx, {}).HostConfig?.Runtime).toBe("runsc");
+    const args = dockerRunArgs(g, { image: "i" });
+    expect(args[args.indexOf("--runtime") + 1]).toBe("runsc");
+    expect(args.indexOf("--runtime")).toBeLessThan(args.indexOf("--"));
+  });
+
+  it("takes the runtime from defaults and the engine's names from engine.runtimes", () => {
+    const s = withEngine({ defaults: { runtime: "gvisor" }, engine: { runtimes: { gvisor: "runsc-kvm" } }, servers: { a: { image: "i" } } });
+    expect(s.runtime).toBe("gvisor");
+    expect(containerOptions(s, ctx, {}).HostConfig?.Runtime).toBe("runsc-kvm");
+    const r = withEngine({ defaults: { runtime: "gvisor" }, engine: { runtimes: { runc: "crun" } }, servers: { a: { image: "i", runtime: "runc" } } });
+    expect(containerOptions(r, ctx, {}).HostConfig?.Runtime).toBe("crun");
+    expect(dockerRunArgs(r, { image: "i" }).join(" ")).toContain("--runtime crun");
   });
 });

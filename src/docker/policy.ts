@@ -76,6 +76,8 @@ export function containerOptions(
       Tmpfs: { "/tmp": tmpfsOptions(server) },
       Binds: server.mounts.map(bindSpec),
       Ulimits: ULIMITS.map((u) => ({ ...u })),
+      // runtime "gvisor": the engine's runsc; none asked for "runc", the engine's default
+      ...(server.engineRuntime ? { Runtime: server.engineRuntime } : {}),
       // no AutoRemove: it loses the OOM flag; the container is removed explicitly after it stops (ENVIRONMENT)
     },
   };
@@ -97,6 +99,7 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   args.push("--user", server.user, "--cap-drop", "ALL", "--security-opt", SECURITY_OPT, "--init");
   args.push("--memory", sizeArg(l.memory, l.memoryBytes), "--memory-swap", sizeArg(l.memory, l.memoryBytes));
   args.push("--cpus", String(l.cpus), "--pids-limit", String(l.pids));
+  if (server.engineRuntime) args.push("--runtime", server.engineRuntime);
   args.push("--tmpfs", `/tmp:${tmpfsOptions(server)}`);
   for (const m of server.mounts) args.push("-v", bindSpec(m));
   for (const u of ULIMITS) args.push("--ulimit", `${u.Name}=${u.Soft}:${u.Hard}`);

@@ -12,6 +12,7 @@ import { startServerContainer } from "../docker/container.ts";
 import { connectEngine, engine } from "../docker/engine.ts";
 import { containerLabels } from "../docker/labels.ts";
 import { containerOptions } from "../docker/policy.ts";
+import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
 import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
 import { McpboxError } from "../errors.ts";
 import { codeRunnerImage, launchCodeRunner, runnerAudit } from "../runner/launch.ts";
@@ -42,6 +43,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
   spawnReaper(o.session, process.pid);
   const images = new Map<string, Promise<string>>();
+  const runtimeOffered = runtimeGuard(docker); // runtime "gvisor" and no runsc: refused before any image or container
   /** A "bridge" server's own network: made at its first launch, reused by its restarts (made again if it went). */
   const ownNetwork = (server: ResolvedServer): Promise<string> => {
     const labels = containerLabels({ session: o.session, server: server.name, ownerPid: process.pid, configHash: o.config.hash, ownerHost: os.hostname() });
@@ -81,6 +83,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
 
   return {
     async prepare(server) {
+      await runtimeOffered(server);
       await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);
     },
     async launch(server): Promise<LaunchedServer> {
@@ -97,7 +100,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
       const container = await startServerContainer(docker, options, {
         ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
         onNonJsonLine: nonJsonReporter(server.name, o),
-      });
+      }).catch((e: unknown) => Promise.reject(runtimeCreateError(server, e)));
       if (wiring) {
         // a dead proxy or forwarder leaves the server cut off: stopped, it is restarted with a fresh egress
         void Promise.race([egress.lost(wiring), container.exited.then(() => "exited" as const)]).then((why) => {

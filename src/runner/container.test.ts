@@ -32,3 +32,10 @@ describe("runContainerOptions", () => {
     expect(runContainerOptions(runner({ network: "bridge" }), ctx, "node").HostConfig!.NetworkMode).toBe("bridge");
   });
 });
+
+describe("runContainerOptions runtime", () => {
+  it("gives the run containers the code runner's runtime (gvisor: runsc)", () => {
+    expect(runContainerOptions(runner({ runtime: "gvisor" }), ctx, "python").HostConfig?.Runtime).toBe("runsc");
+    expect(runContainerOptions(runner(), ctx, "python").HostConfig).not.toHaveProperty("Runtime");
+  });
+});

@@ -6,6 +6,7 @@
 import type { Docker } from "../docker/engine.ts";
 import type { RunContext } from "../docker/policy.ts";
 import { startOneShot, type OneShot } from "../docker/run-once.ts";
+import { runtimeCreateError } from "../docker/runtimes.ts";
 import type { Language, ResolvedServer } from "../config/resolve.ts";
 import { runContainerOptions } from "./container.ts";
 import { prepare, whenReady, type Prepared } from "./prepare.ts";
@@ -93,7 +94,8 @@ export class RunnerPool {
   }
 
   async #start(language: Language): Promise<Prepared> {
-    const pending = startOneShot(this.#docker, runContainerOptions(this.#server, this.#ctx, language));
+    const pending = startOneShot(this.#docker, runContainerOptions(this.#server, this.#ctx, language))
+      .catch((e: unknown) => Promise.reject(runtimeCreateError(this.#server, e))); // an engine with no runsc: the clear error
     this.#starting.add(pending);
     try {
       const shot = await pending;

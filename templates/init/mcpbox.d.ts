@@ -31,6 +31,24 @@ declare module "mcpbox" {
       path?: string;
       enabled?: boolean;
     };
+    /**
+     * How the container engine names its runtimes
+     */
+    engine?: {
+      /**
+       * The names the engine registered its runtimes under (`docker info` lists them)
+       */
+      runtimes?: {
+        /**
+         * The engine's runtime for runtime: "runc" (default: none asked, the engine's default)
+         */
+        runc?: string;
+        /**
+         * The engine's runtime for runtime: "gvisor" (default "runsc")
+         */
+        gvisor?: string;
+      };
+    };
     servers: {
       [k: string]: Server | undefined;
     };
@@ -103,6 +121,10 @@ declare module "mcpbox" {
      */
     pathArguments?: string[];
     clientRequests?: ClientRequests;
+    /**
+     * "runc" (default: the engine's own runtime) or "gvisor" (the engine's runsc, a user-space kernel between the server and the host's)
+     */
+    runtime?: "runc" | "gvisor";
     /**
      * Explicit opt-ins for what validation refuses otherwise
      */
@@ -326,6 +348,10 @@ declare module "mcpbox" {
      */
     pathArguments?: string[];
     clientRequests?: ClientRequests;
+    /**
+     * "runc" (default: the engine's own runtime) or "gvisor" (the engine's runsc, a user-space kernel between the server and the host's)
+     */
+    runtime?: "runc" | "gvisor";
     /**
      * Explicit opt-ins for what validation refuses otherwise
      */
