@@ -99,3 +99,6 @@ function cannotMake(dir: string, what: string, cause: unknown): McpboxError {
   const why = cause instanceof Error ? cause.message : String(cause);
   return new McpboxError("environment", `${what} ${dir} cannot be used: ${why}`, { hint: "set MCPBOX_HOME (or audit.path) to a writable folder of your own", cause });
 }
+
+/** Where `serve --http` keeps its bearer token (SPEC 4.9), in the checked home; src/http/token.ts checks the file. */
+export const tokenFile = (env: NodeJS.ProcessEnv = process.env): string => path.join(homeFolder("", env), "http-token");
