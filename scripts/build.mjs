@@ -4,6 +4,7 @@
  * 2. The chunks, templates/ and a manifest become SEA assets behind scripts/sea/launcher.cjs.
  * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
  * Several builds may run at once (parallel `npm test`): each works in its own folder and renames its result in.
+ * `--all` then also makes dist/mcpbox-<os>-<arch> for every platform and dist/SHA256SUMS (scripts/sea/cross.mjs).
  */
 import { createHash } from "node:crypto";
 import { execFileSync } from "node:child_process";
@@ -48,8 +49,10 @@ const node = fs.statSync(nodeBin);
 const inputs = { launcher: path.join(root, "scripts/sea/launcher.cjs"), ...assets };
 delete inputs["mcpbox/manifest.json"]; // written below, from the hash
 const hash = hashOf(inputs, [version, nodeBin, node.size, node.mtimeMs]);
+const all = process.argv.includes("--all");
 if (upToDate(hash)) {
   log(`dist/mcpbox is up to date (${hash})`);
+  await buildAllIfAsked();
   process.exit(0);
 }
 // each chunk's sha256 rides inside the binary: the launcher loads an extracted chunk only if it still has it
@@ -80,6 +83,16 @@ const written = fs.statSync(tmp);
 fs.renameSync(tmp, out);
 fs.writeFileSync(stamp, stampOf(hash, written));
 log(`wrote dist/mcpbox ${(written.size / 1e6).toFixed(1)} MB, build ${hash}`);
+await buildAllIfAsked();
+
+async function buildAllIfAsked() {
+  if (!all) return;
+  const { buildAll } = await import("./sea/cross.mjs");
+  await buildAll({ root, cache, version, log }).catch((e) => {
+    process.stderr.write(`build: ${e.message}\n`);
+    process.exit(1);
+  });
+}
 
 /** The stamp ties the input hash to this very file, so a concurrent build's binary is never taken for ours. */
 function stampOf(h, st) {

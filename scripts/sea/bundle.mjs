@@ -14,7 +14,7 @@ const BANNER = [
   "const __dirname = __mcpboxDirname(__filename);",
 ].join("\n");
 
-export async function bundle({ root, outdir, version }) {
+export async function bundle({ root, outdir, version, target = "node24" }) {
   fs.rmSync(outdir, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: root,
@@ -24,7 +24,7 @@ export async function bundle({ root, outdir, version }) {
     splitting: true,
     format: "esm",
     platform: "node",
-    target: "node24",
+    target,
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunks/[name]-[hash]",
     minify: true,
