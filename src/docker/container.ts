@@ -8,6 +8,7 @@ import type { ContainerCreateOptions } from "dockerode";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpboxError, messageOf } from "../errors.ts";
 import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "./_attach.ts";
+import { createOptionsForEngine } from "./engine-kind.ts";
 import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
 import { LABEL } from "./labels.ts";
 import { LineSplitter } from "./line-splitter.ts";
@@ -79,7 +80,8 @@ export async function startServerContainer(
 }
 
 /** Creates the container; a leftover of the same name from this session (a restart racing a removal) is replaced. */
-async function createContainer(docker: Docker, options: ContainerCreateOptions): Promise<string> {
+async function createContainer(docker: Docker, given: ContainerCreateOptions): Promise<string> {
+  const options = await createOptionsForEngine(docker, given);
   try {
     return (await docker.createContainer(options)).id;
   } catch (e) {

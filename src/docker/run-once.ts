@@ -6,6 +6,7 @@ import type { ContainerCreateOptions } from "dockerode";
 import type Docker from "dockerode";
 import type { Duplex } from "node:stream";
 import { registerWait } from "./_attach.ts";
+import { createOptionsForEngine } from "./engine-kind.ts";
 import { statusOf } from "./images.ts";
 
 export interface ExitState {
@@ -34,7 +35,7 @@ export interface OneShot {
  * the JSON body Podman hands to stdin is harmless, as the launcher skips everything before its marker line.
  */
 export async function startOneShot(docker: Docker, options: ContainerCreateOptions): Promise<OneShot> {
-  const container = await docker.createContainer(options);
+  const container = await docker.createContainer(await createOptionsForEngine(docker, options));
   let settle!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (settle = resolve));
   const handle = oneShot(docker, container.id, settle);
