@@ -67,7 +67,28 @@ export async function buildImage(docker: Docker, req: BuildRequest, onMessage: (
     .catch((e: unknown) => {
       throw engineError(e);
     });
-  await followStream(stream, onMessage);
+  await followStream(stream, onMessage, false, (m) => dockerDialect(docker, m));
+}
+
+const PODMAN_STEP = /^(?:\[\d+\/\d+\] )?STEP (\d+)\/(\d+): (.*)$/s;
+const PODMAN_LAYER = /^--> ([0-9a-f]{11,64})$/;
+const PODMAN_CACHE = /^--> Using cache [0-9a-f]{64}$/;
+
+/**
+ * Podman (buildah) reports a build in words of its own: "[1/2] STEP 3/7: RUN ..." and "--> 1a2b3c4d5e6" (11 hex
+ * digits). The build's readers know the classic builder's "Step 3/7 : RUN ..." and " ---> <id>", which is how
+ * they find a builder stage to remove: so Podman's lines are said that way, an id completed through the engine.
+ */
+export async function dockerDialect(docker: Docker, msg: StreamMessage): Promise<StreamMessage> {
+  if (typeof msg.stream !== "string") return msg;
+  const line = msg.stream.replace(/\r?\n$/, "");
+  const step = PODMAN_STEP.exec(line);
+  if (step) return { ...msg, stream: `Step ${step[1]}/${step[2]} : ${step[3]}\n` };
+  if (PODMAN_CACHE.test(line)) return { ...msg, stream: " ---> Using cache\n" };
+  const layer = PODMAN_LAYER.exec(line)?.[1];
+  if (!layer) return msg;
+  const id = layer.length >= 12 ? layer : await docker.getImage(layer).inspect().then((i) => i.Id.replace(/^sha256:/, ""), () => undefined);
+  return id ? { ...msg, stream: ` ---> ${id.slice(0, 12)}\n` } : msg;
 }
 
 export async function pullImage(docker: Docker, ref: string, onMessage: (m: StreamMessage) => void = () => {}): Promise<void> {
@@ -116,11 +137,24 @@ async function packContext(files: readonly ContextEntry[]): Promise<NodeJS.Reada
   return pack as unknown as NodeJS.ReadableStream; // a streamx Readable: pipe() is all the engine client uses
 }
 
-/** Reads a JSON-lines stream; with `failOnError`, an error message rejects (pull, push). */
-function followStream(stream: NodeJS.ReadableStream, onMessage: (m: StreamMessage) => void, failOnError = false): Promise<void> {
+/**
+ * Reads a JSON-lines stream; with `failOnError`, an error message rejects (pull, push). A `translate` step may take
+ * its time: messages still reach onMessage in order, and the promise settles after the last one.
+ */
+function followStream(
+  stream: NodeJS.ReadableStream,
+  onMessage: (m: StreamMessage) => void,
+  failOnError = false,
+  translate?: (m: StreamMessage) => Promise<StreamMessage>,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let buf = "";
     let failed: string | undefined;
+    let queue = Promise.resolve();
+    const deliver = (msg: StreamMessage) => {
+      if (failOnError && (msg.error ?? msg.errorDetail?.message)) failed ??= String(msg.errorDetail?.message ?? msg.error);
+      onMessage(msg);
+    };
     const handle = (line: string) => {
       if (!line.trim()) return;
       let msg: StreamMessage;
@@ -129,8 +163,8 @@ function followStream(stream: NodeJS.ReadableStream, onMessage: (m: StreamMessag
       } catch {
         msg = { stream: `${line}\n` };
       }
-      if (failOnError && (msg.error ?? msg.errorDetail?.message)) failed ??= String(msg.errorDetail?.message ?? msg.error);
-      onMessage(msg);
+      if (!translate) return deliver(msg);
+      queue = queue.then(() => translate(msg).catch(() => msg)).then(deliver);
     };
     stream.on("data", (chunk: Buffer) => {
       buf += chunk.toString("utf8");
@@ -143,8 +177,7 @@ function followStream(stream: NodeJS.ReadableStream, onMessage: (m: StreamMessag
     stream.on("error", (e: unknown) => reject(new Error(messageOf(e))));
     stream.on("end", () => {
       handle(buf);
-      if (failed) reject(new Error(failed));
-      else resolve();
+      void queue.then(() => (failed ? reject(new Error(failed)) : resolve()), reject);
     });
   });
 }
