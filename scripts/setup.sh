@@ -17,3 +17,9 @@ if [[ "${MCPBOX_SETUP_DONE:-}" == 1 ]]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 setup_machine "$job"
+if [[ "$job" == test ]]; then
+  # the "podman" project of the end-to-end tests runs against Podman's Docker API on a socket of its own
+  # shellcheck source=ci/podman.sh
+  source scripts/ci/podman.sh
+  ensure_podman
+fi
