@@ -14,6 +14,7 @@ import {
 import type { CallOutcome } from "./events.ts";
 import { admitNotification } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
+import type { ClientSession } from "./session.ts";
 import { RpcError } from "./rpc-error.ts";
 import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
@@ -26,9 +27,10 @@ export interface CallInfo {
   args?: unknown;
 }
 
-/** Sends `request` to `up` on behalf of the client request described by `extra`. */
-export async function forward(gw: Gateway, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
+/** Sends `request` to `up` on behalf of the client request of `session` described by `extra`. */
+export async function forward(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
   const started = Date.now();
+  session.callStarted(up);
   const { params, progressToken } = withoutProgressToken(request.params);
   const callMs = up.server.timeouts.callMs;
   let outcome: CallOutcome = "error";
@@ -62,6 +64,7 @@ export async function forward(gw: Gateway, up: Upstream, request: Request, extra
     }
     throw e;
   } finally {
+    session.callEnded(up);
     if (info) record(gw, up.name, info, outcome, Date.now() - started, bytes, reason);
   }
 }

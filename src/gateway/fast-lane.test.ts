@@ -13,6 +13,7 @@ import { FastLane } from "./fast-lane.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";
 import { redactor } from "./redact.ts";
+import type { ClientSession } from "./session.ts";
 import type { Upstream } from "./upstream.ts";
 
 function server(name: string, extra: Partial<ResolvedServer> = {}): ResolvedServer {
@@ -59,7 +60,8 @@ function setup() {
   const ups = new Map(servers.map((s) => [s.name, upstream(s)]));
   const audit: AuditRecord[] = [];
   const gw = {
-    initialized: true,
+    transparent: false,
+    sessions: new Set<unknown>(),
     catalog: buildCatalog(servers.map((s) => ({ server: s, lists: { tools, prompts: [], resources: [], templates: [] } }))),
     upstreams: ups,
     upstream: (name: string) => ups.get(name)!,
@@ -72,10 +74,29 @@ function setup() {
   };
   const written: Record<string, unknown>[] = [];
   const client = { sendLine: (json: string) => (written.push(JSON.parse(json) as Record<string, unknown>), true) } as unknown as RawChannel;
-  const lane = new FastLane(gw as unknown as Gateway, client);
-  const call = (id: number | string, name: string, args: Record<string, unknown> = {}, meta?: object) =>
-    lane.fromClient({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
-  return { gw, ups, a: ups.get("a")!, b: ups.get("b")!, lane, written, audit, call, asUp: (u: FakeUpstream) => u as unknown as Upstream };
+  const session = fakeSession(client);
+  gw.sessions.add(session);
+  const lane = new FastLane(gw as unknown as Gateway);
+  const call = (id: number | string, name: string, args: Record<string, unknown> = {}, meta?: object, from = session) =>
+    lane.fromClient(from, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...(meta ? { _meta: meta } : {}) } });
+  return { gw, ups, a: ups.get("a")!, b: ups.get("b")!, lane, written, audit, call, session, asUp: (u: FakeUpstream) => u as unknown as Upstream };
+}
+
+/** A client session over a raw channel, as far as the lane sees it. */
+function fakeSession(raw: RawChannel): ClientSession {
+  const inflight = new Map<Upstream, number>();
+  return {
+    raw,
+    initialized: true,
+    isClosed: false,
+    inflight,
+    wantsLevel: () => true,
+    notify(n: { method: string; params?: unknown }) {
+      raw.sendLine(JSON.stringify({ jsonrpc: "2.0", method: n.method, params: n.params }), true);
+    },
+    callStarted: (up: Upstream) => void inflight.set(up, (inflight.get(up) ?? 0) + 1),
+    callEnded: (up: Upstream) => void inflight.set(up, (inflight.get(up) ?? 1) - 1),
+  } as unknown as ClientSession;
 }
 
 describe("fast lane", () => {
@@ -104,9 +125,9 @@ describe("fast lane", () => {
     expect(t.call(5, "nope__echo")).toBe(false);
     t.b.running = false;
     expect(t.call(6, "b__echo")).toBe(false);
-    expect(t.lane.fromClient({ jsonrpc: "2.0", id: 8, method: "tools/list" })).toBe(false);
-    expect(t.lane.fromClient([1, 2])).toBe(false);
-    t.gw.initialized = false;
+    expect(t.lane.fromClient(t.session, { jsonrpc: "2.0", id: 8, method: "tools/list" })).toBe(false);
+    expect(t.lane.fromClient(t.session, [1, 2])).toBe(false);
+    (t.session as { initialized: boolean }).initialized = false;
     expect(t.call(9, "a__echo")).toBe(false);
     expect([...t.a.sent, ...t.b.sent, ...t.written, ...t.audit]).toEqual([]);
   });
@@ -203,7 +224,7 @@ describe("fast lane", () => {
   it("passes the client's cancel on under the gateway id and answers nothing", () => {
     const t = setup();
     t.call(41, "a__echo");
-    const cancel = (requestId: unknown) => t.lane.fromClient({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "user" } });
+    const cancel = (requestId: unknown) => t.lane.fromClient(t.session, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "user" } });
     expect(cancel(99)).toBe(false); // not the lane's: the SDK path may know it
     expect(cancel(41)).toBe(true);
     expect(t.a.sent[1]).toEqual({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: t.a.sent[0]!.id, reason: "user" } });

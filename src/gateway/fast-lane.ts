@@ -1,8 +1,9 @@
 /**
- * The fast lane for tools/call, the gateway's hot path. A call the guards let through as it is (a visible tool, no
- * approval, paths inside the mounts) to a running server goes there as raw JSON-RPC under a gateway id (which is
- * also its progress token, when the client asked for progress), and its progress and answer come back the same way,
- * in the order the server wrote them (log messages too): no second round of SDK validation, dispatch and
+ * The raw route of tools/call, the gateway's hot path, shared by every client session that speaks over a raw
+ * channel (stdio). A call the guards let through as it is (a visible tool, no approval, paths inside the mounts) to a
+ * running server goes there as raw JSON-RPC under a gateway id (which is also its progress token, when the client
+ * asked for progress), and its progress and answer come back the same way to that client only, in the order the
+ * server wrote them (log messages too, to every client): no second round of SDK validation, dispatch and
  * serialisation on each side.
  * Timeouts, cancellation, a server dying mid-call and the audit line behave as on the SDK path (tool-call.ts), which
  * still takes every other request, every refusal and every call this lane declines.
@@ -10,16 +11,17 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { record, timeoutReason, type CallInfo } from "./calls.ts";
 import type { CallOutcome } from "./events.ts";
-import { admitNotification, logFrom } from "./forward.ts";
+import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
-import type { RawChannel } from "./raw-channel.ts";
 import { RpcError } from "./rpc-error.ts";
+import type { ClientSession } from "./session.ts";
 import { planToolCall } from "./tool-call.ts";
 import type { Upstream } from "./upstream.ts";
 
 type Id = string | number;
 
 interface Pending {
+  session: ClientSession;
   clientId: Id;
   /** the client's progress token, when it asked for progress */
   progressToken: Id | undefined;
@@ -34,21 +36,20 @@ const ID_PREFIX = "mcpbox-fast-";
 
 export class FastLane {
   readonly #gw: Gateway;
-  readonly #client: RawChannel;
   readonly #pending = new Map<string, Pending>();
-  readonly #byClientId = new Map<Id, string>();
+  /** per session: the client's id → the gateway id of its call */
+  readonly #byClientId = new Map<ClientSession, Map<Id, string>>();
   #next = 0;
 
-  constructor(gw: Gateway, client: RawChannel) {
+  constructor(gw: Gateway) {
     this.#gw = gw;
-    this.#client = client;
   }
 
-  /** A message from the client: true when the lane took it (a tools/call it forwarded, or a cancel of one). */
-  fromClient(m: unknown): boolean {
-    if (!isRecord(m) || m.jsonrpc !== "2.0") return false;
-    if (m.method === "notifications/cancelled") return this.#cancel(m.params);
-    if (m.method !== "tools/call" || !this.#gw.initialized || !isId(m.id) || !isRecord(m.params)) return false;
+  /** A message from a client: true when the lane took it (a tools/call it forwarded, or a cancel of one). */
+  fromClient(session: ClientSession, m: unknown): boolean {
+    if (!isRecord(m) || m.jsonrpc !== "2.0" || !session.raw) return false;
+    if (m.method === "notifications/cancelled") return this.#cancel(session, m.params);
+    if (m.method !== "tools/call" || !session.initialized || !isId(m.id) || !isRecord(m.params)) return false;
     const params = m.params;
     const args = params.arguments ?? {};
     const progressToken = isRecord(params._meta) ? params._meta.progressToken : undefined;
@@ -63,8 +64,11 @@ export class FastLane {
     const ms = plan.up.server.timeouts.callMs;
     const timer = setTimeout(() => this.#timeout(id, ms), ms);
     const info = { method: "tools/call", tool: plan.tool, args };
-    this.#pending.set(id, { clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer });
-    this.#byClientId.set(m.id, id);
+    this.#pending.set(id, { session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer });
+    let ids = this.#byClientId.get(session);
+    if (!ids) this.#byClientId.set(session, (ids = new Map()));
+    ids.set(m.id, id);
+    session.callStarted(plan.up);
     return true;
   }
 
@@ -73,7 +77,8 @@ export class FastLane {
     if (!isRecord(m)) return false;
     if (m.method === "notifications/progress") return this.#progress(up, m.params);
     if (m.method === "notifications/message" && isRecord(m.params)) {
-      return !admitNotification(this.#gw, up) || this.#notify("notifications/message", logFrom(up.name, m.params));
+      if (admitNotification(this.#gw, up)) broadcastLog(this.#gw, up, m.params);
+      return true;
     }
     if (typeof m.id !== "string" || !m.id.startsWith(ID_PREFIX) || "method" in m) return false;
     const p = this.#pending.get(m.id);
@@ -99,15 +104,22 @@ export class FastLane {
     if (typeof token !== "string" || !token.startsWith(ID_PREFIX)) return false;
     const p = this.#pending.get(token);
     if (p?.up === up && p.progressToken !== undefined && admitNotification(this.#gw, up)) {
-      this.#notify("notifications/progress", { ...(params as object), progressToken: p.progressToken });
+      // written at once, so a server's notifications and answers reach the client in the order it wrote them
+      const params2 = { ...(params as object), progressToken: p.progressToken };
+      p.session.raw?.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: params2 }), true);
     }
     return true;
   }
 
-  /** Written at once, so a server's notifications and answers reach the client in the order it wrote them. */
-  #notify(method: string, params: object): true {
-    this.#client.sendLine(JSON.stringify({ jsonrpc: "2.0", method, params }), true);
-    return true;
+  /** A client went away: its calls are cancelled at their servers and audited as such; nobody is answered. */
+  sessionClosed(session: ClientSession): void {
+    for (const [id, p] of this.#pending) {
+      if (p.session !== session) continue;
+      this.#forget(id, p);
+      p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the client disconnected" } }));
+      this.#record(p, "cancelled", 0, "the client disconnected");
+    }
+    this.#byClientId.delete(session);
   }
 
   /** The server's connection is gone: its calls fail now, as on the SDK path. */
@@ -126,9 +138,9 @@ export class FastLane {
   }
 
   /** The client gave up on a call: the server is told, nobody is answered (as the SDK does). */
-  #cancel(params: unknown): boolean {
+  #cancel(session: ClientSession, params: unknown): boolean {
     const clientId = isRecord(params) ? params.requestId : undefined;
-    const id = isId(clientId) ? this.#byClientId.get(clientId) : undefined;
+    const id = isId(clientId) ? this.#byClientId.get(session)?.get(clientId) : undefined;
     const p = id === undefined ? undefined : this.#pending.get(id);
     if (!p || id === undefined) return false;
     this.#forget(id, p);
@@ -140,13 +152,15 @@ export class FastLane {
 
   #forget(id: string, p: Pending): void {
     clearTimeout(p.timer);
-    this.#pending.delete(id);
-    if (this.#byClientId.get(p.clientId) === id) this.#byClientId.delete(p.clientId);
+    if (!this.#pending.delete(id)) return;
+    p.session.callEnded(p.up);
+    const ids = this.#byClientId.get(p.session);
+    if (ids?.get(p.clientId) === id) ids.delete(p.clientId);
   }
 
   /** Writes the client's answer first; the bookkeeping and the audit line are not on the call's critical path. */
   #answer(id: string, p: Pending, member: string, outcome: CallOutcome, bytes: number, reason?: string): void {
-    this.#client.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
+    p.session.raw?.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
     this.#forget(id, p);
     this.#record(p, outcome, bytes, reason);
   }

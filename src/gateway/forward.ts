@@ -69,13 +69,14 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       }
       pending.set(up, waiting + 1);
       try {
+        const session = gw.sessionFor(up);
+        if (!session) throw new RpcError(ErrorCode.InvalidRequest, `mcpbox has no client connected to pass ${vetted.method} from server ${up.name} on to`);
         if (vetted.method === "roots/list") {
-          const caps = await clientCaps();
-          if (!caps.roots) return { roots: [] };
-          const { roots } = await gw.server.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
+          if (!session.capabilities?.roots) return { roots: [] };
+          const { roots } = await session.server.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
           return { roots: translateRoots(roots, up.server.mounts) };
         }
-        return await gw.server.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+        return await session.server.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
       } catch (e) {
         throw relayed(e); // the client's words reach the server as the client said them
       } finally {
@@ -93,12 +94,16 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           relist(up);
           return;
         case "notifications/message":
-          if (admitNotification(gw, up)) notify(gw, { method: n.method, params: logFrom(up.name, params) });
+          if (admitNotification(gw, up)) broadcastLog(gw, up, params);
           return;
         case "notifications/resources/updated": {
           // only for its own URIs: one it was subscribed to, or one the catalog routes to it
           if (typeof params.uri !== "string" || !admitNotification(gw, up) || !ownsUri(gw, up, params.uri)) return;
-          notify(gw, { method: n.method, params: { ...params, uri: gw.catalog.exposedUri(up.name, params.uri) } });
+          const uri = params.uri;
+          const update = { method: n.method, params: { ...params, uri: gw.catalog.exposedUri(up.name, uri) } };
+          // to the clients that subscribed to it; when none did (the catalog routes it), to every client
+          const subscribed = [...gw.sessions].filter((s) => s.subscriptions.get(up)?.has(uri));
+          for (const s of subscribed.length > 0 ? subscribed : gw.sessions) s.notify(update);
           return;
         }
         default:
@@ -144,15 +149,16 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
     },
 
     onRawMessage(up: Upstream, message: unknown): boolean {
-      return gw.fastLane?.fromServer(up, message) ?? false;
+      return gw.fastLane.fromServer(up, message);
     },
 
     onDisconnect(up: Upstream, error: McpError): void {
-      gw.fastLane?.serverDown(up, error);
+      gw.fastLane.serverDown(up, error);
     },
 
     async onReady(up: Upstream, client: Client): Promise<void> {
-      if (gw.logLevel && up.capabilities?.logging) await client.setLoggingLevel(gw.logLevel).catch(() => {});
+      const level = gw.upstreamLogLevel();
+      if (level && up.capabilities?.logging) await client.setLoggingLevel(level).catch(() => {});
       for (const uri of up.subscriptions) await client.subscribeResource({ uri }).catch(() => {});
     },
   };
@@ -189,20 +195,28 @@ export function admitNotification(gw: Gateway, up: Upstream): boolean {
   return false;
 }
 
-/** A server's log message as the client sees it: the logger names the server. */
-export function logFrom(server: string, params: Record<string, unknown>): Record<string, unknown> {
+/**
+ * A server's log message as the clients see it: the logger names the server in an aggregate; a transparent proxy
+ * passes the server's own words, logger included (or absent), as they are.
+ */
+export function logFrom(server: string, params: Record<string, unknown>, transparent = false): Record<string, unknown> {
+  if (transparent) return params;
   return { ...params, logger: typeof params.logger === "string" ? `${server}/${params.logger}` : server };
 }
 
-/** Rebuilds the catalog and tells the client which lists changed. */
-export function announce(gw: Gateway): void {
-  const changed = gw.rebuildCatalog();
-  if (!gw.initialized) return;
-  if (changed.tools) void gw.server.sendToolListChanged().catch(() => {});
-  if (changed.prompts) void gw.server.sendPromptListChanged().catch(() => {});
-  if (changed.resources) void gw.server.sendResourceListChanged().catch(() => {});
+/** A server's log message to every client whose level lets it through. */
+export function broadcastLog(gw: Gateway, up: Upstream, params: Record<string, unknown>): void {
+  const n = { method: "notifications/message", params: logFrom(up.name, params, gw.transparent) };
+  for (const s of gw.sessions) if (s.wantsLevel(params.level)) s.notify(n);
 }
 
-function notify(gw: Gateway, n: Notification): void {
-  void gw.server.notification(n as never).catch(() => {});
+/** Rebuilds the catalog and tells every client which lists changed. */
+export function announce(gw: Gateway): void {
+  const changed = gw.rebuildCatalog();
+  for (const s of gw.sessions) {
+    if (!s.initialized || s.isClosed) continue;
+    if (changed.tools) void s.server.sendToolListChanged().catch(() => {});
+    if (changed.prompts) void s.server.sendPromptListChanged().catch(() => {});
+    if (changed.resources) void s.server.sendResourceListChanged().catch(() => {});
+  }
 }

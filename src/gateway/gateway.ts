@@ -1,9 +1,9 @@
 /**
- * The gateway (SPEC 4): a low-level SDK Server facing the real client, plus one Upstream (SDK Client + container)
- * per configured server. This file holds the lifecycle and the shared state; handlers.ts answers the client's
- * requests, calls.ts runs tool calls through the guards, forward.ts carries server-to-client traffic.
+ * The gateway (SPEC 4): one Upstream (SDK Client + container) per configured server, shared by every client
+ * connected (a ClientSession each, session.ts: its own low-level SDK Server). This file holds the lifecycle and the
+ * shared state; handlers.ts answers a client's requests, calls.ts runs tool calls through the guards, forward.ts
+ * carries server-to-client traffic, fast-lane.ts is the raw route of tools/call.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   InitializeRequestSchema,
@@ -13,9 +13,8 @@ import {
   type LoggingLevel,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { VERSION } from "../version.ts";
 import type { AuditSink } from "./audit.ts";
-import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
+import { gatewayInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import { acceptLists, NameClaims } from "./claims.ts";
 import type { GatewayEvents } from "./events.ts";
@@ -26,8 +25,8 @@ import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
 import { registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
 import type { ListCache } from "./list-cache.ts";
-import { isRawChannel } from "./raw-channel.ts";
 import type { Redact } from "./redact.ts";
+import { ClientSession, levelRank } from "./session.ts";
 import { Upstream, type UpstreamHooks } from "./upstream.ts";
 
 export interface GatewayOptions {
@@ -49,18 +48,24 @@ export interface GatewayOptions {
 const INITIALIZE_WAIT_MS = 25_000; // below the 30 s some clients allow for initialize
 
 export class Gateway {
-  readonly server: Server;
   readonly upstreams: ReadonlyMap<string, Upstream>;
   readonly options: GatewayOptions;
   /** one server without prefix: a transparent proxy */
   readonly transparent: boolean;
   catalog: Catalog;
-  logLevel: LoggingLevel | undefined;
-  fastLane: FastLane | undefined;
-  initialized = false;
-  /** servers that could not start, told once on stderr and to the client (failures.ts) */
+  /** the one route of tools/call over raw channels (fast-lane.ts), shared by every session */
+  readonly fastLane: FastLane;
+  /** servers that could not start, told once on stderr and to the clients (failures.ts) */
   readonly failures: FailureReports;
-  #clientCaps: Promise<ClientCapabilities>;
+  /** the clients connected now, in the order they came */
+  readonly sessions = new Set<ClientSession>();
+  /**
+   * @deprecated the stdio serve's old "client went away" hook, called when the last client left: use the session
+   * `connect` returns (`session.closed`). Kept until every caller has moved.
+   */
+  readonly server: { onclose?: () => void } = {};
+  /** what the servers are told the client can do: the first client's capabilities (known once it initialized) */
+  readonly #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
   /** who holds which name for this session, and the lists each server is served with (claims.ts) */
   readonly #claims = new NameClaims();
@@ -72,27 +77,66 @@ export class Gateway {
     this.options = options;
     this.transparent = options.servers.length === 1 && options.servers[0]!.prefix === null;
     this.#clientCaps = new Promise((resolve) => (this.#resolveClientCaps = resolve));
-    this.server = new Server({ name: "mcpbox", version: VERSION }, { capabilities: ALL_CAPABILITIES });
-    this.server.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
-    this.failures = new FailureReports({ stderr: options.log, client: (line) => this.initialized && this.#tellClient(line) });
+    this.failures = new FailureReports({ stderr: options.log, client: (line) => this.#tellClients(line) });
     this.#hooks = forwardingHooks(this, () => this.#clientCaps);
     const unavailable = options.unavailable ?? new Map<string, string>();
     this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks, unavailable.get(s.name))]));
     this.catalog = buildCatalog([], this.transparent);
-    this.#onInitialize();
-    registerHandlers(this);
+    this.fastLane = new FastLane(this);
+  }
+
+  /** True once some client has initialized. */
+  get initialized(): boolean {
+    for (const s of this.sessions) if (s.initialized) return true;
+    return false;
   }
 
   /**
-   * Initialize: the client's capabilities are handed to the upstream Clients (they declare the same), then the
+   * One client's connection (stdio: the one; HTTP: one per client session). Every session shares the servers; what
+   * it asks, and what the servers send about its calls, is its own.
+   */
+  async connect(transport: Transport): Promise<ClientSession> {
+    const session = new ClientSession(transport, (s) => this.#ended(s));
+    this.sessions.add(session);
+    this.#onInitialize(session);
+    registerHandlers(this, session);
+    await session.server.connect(transport);
+    if (session.raw) {
+      const raw = session.raw;
+      raw.intercept = (m) => this.fastLane.fromClient(session, m);
+    }
+    return session;
+  }
+
+  /** A client went away: its calls are cancelled (the SDK aborts their handlers), its subscriptions let go. */
+  #ended(session: ClientSession): void {
+    this.sessions.delete(session);
+    if (this.sessions.size === 0) this.server.onclose?.();
+    this.fastLane.sessionClosed(session);
+    for (const [up, uris] of session.subscriptions) {
+      for (const uri of uris) {
+        if ([...this.sessions].some((s) => s.subscriptions.get(up)?.has(uri))) continue;
+        up.subscriptions.delete(uri);
+        if (up.state === "running" && up.capabilities?.resources?.subscribe) {
+          void up.request({ method: "resources/unsubscribe", params: { uri } }, { timeout: 10_000 }).catch(() => {});
+        }
+      }
+    }
+    session.subscriptions.clear();
+  }
+
+  /**
+   * Initialize: the first client's capabilities are handed to the upstream Clients (they declare the same), then the
    * answer waits briefly for the eager servers so it can advertise the union of what they offer. Lazy servers are
    * not waited for (everything is advertised then, since what they offer is unknown). Servers that could not start
-   * are named in the instructions, with why.
+   * are named in the instructions, with why. A transparent proxy shows its server's own serverInfo.
    */
-  #onInitialize(): void {
-    const server = this.server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
-    this.server.setRequestHandler(InitializeRequestSchema, async (request) => {
+  #onInitialize(session: ClientSession): void {
+    const server = session.server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
+    session.server.setRequestHandler(InitializeRequestSchema, async (request) => {
       const result = await server._oninitialize(request);
+      session.capabilities = request.params.capabilities;
+      session.clientInfo = request.params.clientInfo;
       this.#resolveClientCaps(request.params.capabilities);
       const ups = [...this.upstreams.values()];
       const lazy = ups.some((u) => u.server.startup === "lazy");
@@ -105,25 +149,33 @@ export class Gateway {
         this.failures.lines(),
       );
       const capabilities = lazy ? result.capabilities : unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
-      return { ...result, capabilities, ...(instructions ? { instructions } : {}) };
+      const own = this.transparent ? ups[0]!.serverInfo : undefined;
+      return { ...result, capabilities, ...(own ? { serverInfo: own } : {}), ...(instructions ? { instructions } : {}) };
     });
-    this.server.oninitialized = () => {
-      this.initialized = true;
-      for (const line of this.failures.lines()) this.#tellClient(line); // what failed before the client could be told
+    session.server.oninitialized = () => {
+      session.initialized = true;
+      for (const line of this.failures.lines()) this.#tellClient(session, line); // what failed before the client could be told
     };
-    // The client's roots changed: every running server is told and asks again (answered with its translation).
-    this.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    // A client's roots changed: every running server is told and asks again (answered with its translation).
+    session.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       for (const up of this.upstreams.values()) up.notify({ method: "notifications/roots/list_changed" });
     });
   }
 
-  /** The client's connection; over a raw channel (stdio), tools/call takes the fast lane (fast-lane.ts). */
-  async connect(transport: Transport): Promise<void> {
-    await this.server.connect(transport);
-    if (!isRawChannel(transport)) return;
-    const lane = new FastLane(this, transport);
-    this.fastLane = lane;
-    transport.intercept = (m) => lane.fromClient(m);
+  /**
+   * The client a server's request (sampling, elicitation, roots) goes to: the one that has waited longest on a call
+   * to that server, else the first client connected. Undefined while no client has initialized.
+   */
+  sessionFor(up: Upstream): ClientSession | undefined {
+    const ready = [...this.sessions].filter((s) => s.initialized && !s.isClosed);
+    return ready.find((s) => s.inflight.has(up)) ?? ready[0];
+  }
+
+  /** The level the servers are asked to log at: the most verbose any client asked for (each client filters its own). */
+  upstreamLogLevel(): LoggingLevel | undefined {
+    let best: LoggingLevel | undefined;
+    for (const s of this.sessions) if (s.logLevel && (best === undefined || levelRank(s.logLevel) < levelRank(best))) best = s.logLevel;
+    return best;
   }
 
   /** Starts the eager servers in parallel; failures are reported and retried on use. */
@@ -168,17 +220,21 @@ export class Gateway {
     };
   }
 
-  /** A refusal is told once per session on stderr and to the client as a log message, not at every relist. */
+  /** A refusal is told once per gateway on stderr and to the clients as a log message, not at every relist. */
   #reportOnce(line: string): void {
     if (this.#reported.has(line) || this.#reported.size >= 1000) return;
     this.#reported.add(line);
     this.options.log(line);
-    if (this.initialized) this.#tellClient(line);
+    this.#tellClients(line);
   }
 
-  /** An error log message from the gateway itself to the client. */
-  #tellClient(line: string): void {
-    void this.server.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
+  /** An error log message from the gateway itself to every client that has initialized. */
+  #tellClients(line: string): void {
+    for (const s of this.sessions) if (s.initialized) this.#tellClient(s, line);
+  }
+
+  #tellClient(session: ClientSession, line: string): void {
+    void session.server.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
   }
 
   upstream(name: string): Upstream {
@@ -191,10 +247,10 @@ export class Gateway {
     await this.upstream(name).restart();
   }
 
-  /** Stops every server and closes the client connection. */
+  /** Stops every server and closes every client connection. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.upstreams.values()].map((u) => u.stop()));
-    await this.server.close().catch(() => {});
+    await Promise.allSettled([...this.sessions].map((s) => s.close()));
     await this.options.launcher.close().catch(() => {});
     await this.options.audit.close();
   }

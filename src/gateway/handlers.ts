@@ -19,15 +19,17 @@ import { routeResource } from "./catalog.ts";
 import { forward, type Extra } from "./calls.ts";
 import { RpcError } from "./rpc-error.ts";
 import type { Gateway } from "./gateway.ts";
+import type { ClientSession } from "./session.ts";
 import { callTool } from "./tool-call.ts";
 
-export function registerHandlers(gw: Gateway): void {
-  const s = gw.server;
+/** One client's handlers: answered from the shared catalog, routed to the shared servers, on behalf of `session`. */
+export function registerHandlers(gw: Gateway, session: ClientSession): void {
+  const s = session.server;
   s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await gw.ready()).tools }));
   s.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await gw.ready()).prompts }));
   s.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await gw.ready()).resources }));
   s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: (await gw.ready()).templates }));
-  s.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(gw, request, extra) as never);
+  s.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(gw, session, request, extra) as never);
 
   s.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
     const name = request.params.name;
@@ -35,40 +37,47 @@ export function registerHandlers(gw: Gateway): void {
     if (!route) throw new RpcError(ErrorCode.InvalidParams, `unknown prompt: ${name}`);
     const params = { ...request.params, name: route.name };
     const info = { method: "prompts/get", tool: route.name, args: request.params.arguments };
-    return forward(gw, gw.upstream(route.server), { method: "prompts/get", params }, extra, info) as never;
+    return forward(gw, session, gw.upstream(route.server), { method: "prompts/get", params }, extra, info) as never;
   });
 
   s.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const info = { method: "resources/read", tool: uri };
-    return forward(gw, gw.upstream(server), { method: "resources/read", params: { ...request.params, uri } }, extra, info) as never;
+    return forward(gw, session, gw.upstream(server), { method: "resources/read", params: { ...request.params, uri } }, extra, info) as never;
   });
 
   s.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const up = gw.upstream(server);
     if (!up.capabilities?.resources?.subscribe) throw new RpcError(ErrorCode.InvalidParams, `server ${server} does not support resource subscriptions`);
-    await forward(gw, up, { method: "resources/subscribe", params: { ...request.params, uri } }, extra);
+    if (!up.subscriptions.has(uri)) await forward(gw, session, up, { method: "resources/subscribe", params: { ...request.params, uri } }, extra);
     up.subscriptions.add(uri);
+    let mine = session.subscriptions.get(up);
+    if (!mine) session.subscriptions.set(up, (mine = new Set()));
+    mine.add(uri);
     return {};
   });
 
   s.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const up = gw.upstream(server);
+    session.subscriptions.get(up)?.delete(uri);
+    if ([...gw.sessions].some((other) => other.subscriptions.get(up)?.has(uri))) return {}; // another client still wants it
     up.subscriptions.delete(uri);
-    if (up.capabilities?.resources?.subscribe) await forward(gw, up, { method: "resources/unsubscribe", params: { ...request.params, uri } }, extra);
+    if (up.capabilities?.resources?.subscribe) await forward(gw, session, up, { method: "resources/unsubscribe", params: { ...request.params, uri } }, extra);
     return {};
   });
 
-  s.setRequestHandler(CompleteRequestSchema, (request, extra) => complete(gw, request, extra) as never);
+  s.setRequestHandler(CompleteRequestSchema, (request, extra) => complete(gw, session, request, extra) as never);
 
+  // This client's level filters what it gets; the servers log at the most verbose level any client asked for.
   s.setRequestHandler(SetLevelRequestSchema, async (request) => {
-    gw.logLevel = request.params.level;
+    session.logLevel = request.params.level;
+    const level = gw.upstreamLogLevel() ?? request.params.level;
     await Promise.allSettled(
       [...gw.upstreams.values()]
         .filter((u) => u.state === "running" && u.capabilities?.logging)
-        .map((u) => u.request({ method: "logging/setLevel", params: { level: request.params.level } }, { timeout: 10_000 })),
+        .map((u) => u.request({ method: "logging/setLevel", params: { level } }, { timeout: 10_000 })),
     );
     return {};
   });
@@ -77,7 +86,7 @@ export function registerHandlers(gw: Gateway): void {
   s.fallbackRequestHandler = async (request, extra) => {
     if (!gw.transparent) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const up = [...gw.upstreams.values()][0]!;
-    return forward(gw, up, { method: request.method, params: request.params } as Request, extra as Extra) as never;
+    return forward(gw, session, up, { method: request.method, params: request.params } as Request, extra as Extra) as never;
   };
 }
 
@@ -90,7 +99,7 @@ async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string
 }
 
 /** Completions follow their reference: a prompt's gateway name, or a resource template's URI. */
-async function complete(gw: Gateway, request: CompleteRequest, extra: Extra) {
+async function complete(gw: Gateway, session: ClientSession, request: CompleteRequest, extra: Extra) {
   const ref = request.params.ref;
   let server: string;
   let newRef: typeof ref;
@@ -107,5 +116,5 @@ async function complete(gw: Gateway, request: CompleteRequest, extra: Extra) {
   }
   const up = gw.upstream(server);
   if (!up.capabilities?.completions) return { completion: { values: [] } };
-  return forward(gw, up, { method: "completion/complete", params: { ...request.params, ref: newRef } }, extra);
+  return forward(gw, session, up, { method: "completion/complete", params: { ...request.params, ref: newRef } }, extra);
 }

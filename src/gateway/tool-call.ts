@@ -6,6 +6,7 @@ import { ElicitResultSchema, ErrorCode, type CallToolRequest, type CallToolResul
 import { forward, record, type Extra } from "./calls.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
+import type { ClientSession } from "./session.ts";
 import { RpcError } from "./rpc-error.ts";
 import { toolPolicy } from "./guards.ts";
 import { checkPathArguments } from "./paths.ts";
@@ -25,7 +26,8 @@ export function planToolCall(gw: Gateway, catalog: Catalog, name: string, args: 
     const reason = `tool ${hidden.name} is not allowed by the tools.allow/deny policy of server ${hidden.server}`;
     return { kind: "hidden", server: hidden.server, tool: hidden.name, reason };
   }
-  const route = catalog.toolRoutes.get(name);
+  // a transparent proxy lets its server answer a name it did not list, in its own words (as it would without mcpbox)
+  const route = catalog.toolRoutes.get(name) ?? (gw.transparent ? unlisted(gw, name) : undefined);
   if (!route) return { kind: "unknown" };
   const up = gw.upstream(route.server);
   const paths = checkPathArguments(args, up.server.mounts.map((m) => m.target), up.server.pathArguments);
@@ -33,7 +35,12 @@ export function planToolCall(gw: Gateway, catalog: Catalog, name: string, args: 
   return { kind: toolPolicy(up.server).needsApproval(route.name) ? "approve" : "forward", up, tool: route.name };
 }
 
-export async function callTool(gw: Gateway, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+function unlisted(gw: Gateway, name: string): { server: string; name: string } | undefined {
+  const up = [...gw.upstreams.values()][0];
+  return up && toolPolicy(up.server).visible(name) ? { server: up.name, name } : undefined;
+}
+
+export async function callTool(gw: Gateway, session: ClientSession, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
   const name = request.params.name;
   const args = request.params.arguments ?? {};
   let catalog = gw.catalog;
@@ -47,7 +54,7 @@ export async function callTool(gw: Gateway, request: CallToolRequest, extra: Ext
   if (plan.kind === "approve") {
     // the approval holds for exactly what the person saw: a copy taken before asking is what is sent
     exact = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
-    const verdict = await askApproval(gw, up, tool, exact, extra);
+    const verdict = await askApproval(gw, session, up, tool, exact, extra);
     if (verdict !== "approved") {
       const why =
         verdict === "refused"
@@ -60,7 +67,7 @@ export async function callTool(gw: Gateway, request: CallToolRequest, extra: Ext
     guardEvent(gw, up.name, tool, "approved", "approved by a person");
   }
   const params = { ...request.params, name: tool, arguments: exact };
-  const result = await forward(gw, up, { method: "tools/call", params }, extra, { method: "tools/call", tool, args });
+  const result = await forward(gw, session, up, { method: "tools/call", params }, extra, { method: "tools/call", tool, args });
   return result as CallToolResult;
 }
 
@@ -84,11 +91,11 @@ export function shownJson(value: unknown, redact: (s: string) => string = (s) =>
 
 export const shownArguments = shownJson;
 
-async function askApproval(gw: Gateway, up: Upstream, tool: string, args: unknown, extra: Extra): Promise<Verdict> {
-  if (!gw.server.getClientCapabilities()?.elicitation) return "refused";
+async function askApproval(gw: Gateway, session: ClientSession, up: Upstream, tool: string, args: unknown, extra: Extra): Promise<Verdict> {
+  if (!session.capabilities?.elicitation) return "refused";
   const shown = shownArguments(args, gw.options.redact);
   if (shown.length > MAX_APPROVAL_CHARS) return "too-long";
-  const result = await gw.server.request(
+  const result = await session.server.request(
     {
       method: "elicitation/create",
       params: {

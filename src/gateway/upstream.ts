@@ -9,6 +9,7 @@ import {
   McpError,
   ResultSchema,
   type ClientCapabilities,
+  type Implementation,
   type Notification,
   type Request,
   type Result,
@@ -57,6 +58,8 @@ export class Upstream {
   capabilities: ServerCapabilities | undefined;
   containerId: string | undefined;
   instructions: string | undefined;
+  /** the server's own name and version (its initialize answer) */
+  serverInfo: Implementation | undefined;
   startedAt: number | undefined;
   lastError: string | undefined;
   readonly subscriptions = new Set<string>();
@@ -170,6 +173,7 @@ export class Upstream {
       const client = await this.#unlessStopped(this.#connect(launched, startupMs));
       this.capabilities = client.getServerCapabilities();
       this.instructions = client.getInstructions();
+      this.serverInfo = client.getServerVersion();
       const previous = this.lists;
       this.#client = client;
       await this.#unlessStopped(this.#hooks.onReady(this, client));
