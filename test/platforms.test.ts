@@ -1,0 +1,166 @@
+/**
+ * Every platform's executable (SPEC 8, issue 17): `npm run build -- --all` makes dist/mcpbox-<os>-<arch> (reused
+ * when nothing changed). Each one's format and CPU are read from its own headers (ELF e_machine, Mach-O cputype, PE
+ * machine), each carries the SEA blob with its fuse flipped, the Mach-O ones a sound ad-hoc signature, the PE one no
+ * stale Authenticode signature, and SHA256SUMS matches them all. linux-x64 runs here; linux-arm64 runs under
+ * qemu-user (scripts/sea/qemu-arm64.sh installs it): --version, validate of a config, schema.
+ * macOS and Windows executables cannot run on this machine (see the maintainer steps in scripts/sea/cross.mjs).
+ */
+import { createHash } from "node:crypto";
+import { execFileSync, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error plain JavaScript build scripts
+import { TARGETS, fileName } from "../scripts/sea/targets.mjs";
+// @ts-expect-error plain JavaScript build scripts
+import { machoLayout, verifyAdhocSignature } from "../scripts/sea/macho-sign.mjs";
+// @ts-expect-error plain JavaScript build scripts
+import { securityDirectory } from "../scripts/sea/pe.mjs";
+
+interface Target {
+  id: string;
+  format: "elf" | "macho" | "pe";
+  cpu: number;
+}
+
+const REPO = path.resolve(import.meta.dirname, "..");
+const DIST = path.join(REPO, "dist");
+const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1";
+const targets = TARGETS as Target[];
+const file = (t: Target) => path.join(DIST, fileName(t) as string);
+
+let work: string;
+let sysroot: string;
+
+beforeAll(() => {
+  const started = Date.now();
+  const build = spawnSync(path.join(REPO, "node_modules/.bin/node"), ["scripts/build.mjs", "--all"], { cwd: REPO, encoding: "utf8" });
+  if (build.status !== 0) throw new Error(`npm run build -- --all failed (${build.status}):\n${build.stderr}`);
+  process.stderr.write(`platforms: build --all took ${Date.now() - started} ms\n`);
+  const q = spawnSync("bash", ["scripts/sea/qemu-arm64.sh", path.join(REPO, ".cache/sea/sysroot-arm64")], { cwd: REPO, encoding: "utf8" });
+  if (q.status !== 0) throw new Error(`setting up qemu-user for linux-arm64 failed:\n${q.stderr}`);
+  sysroot = q.stdout.trim();
+  work = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-platforms-")));
+  fs.mkdirSync(path.join(work, "reports"));
+  // TypeScript importing "mcpbox": the loader inside the binary, on the embedded Node
+  fs.writeFileSync(
+    path.join(work, "sandbox.config.ts"),
+    [
+      'import { defineConfig } from "mcpbox";',
+      "export default defineConfig({",
+      '  servers: { files: { template: "node", package: "@modelcontextprotocol/server-filesystem@2026.8.31", args: ["/data"],',
+      '    mounts: [{ source: "./reports", target: "/data" }] } },',
+      "});",
+    ].join("\n"),
+  );
+  const bad = { servers: { x: { template: "node", package: "a@1", mounts: [{ source: "/etc", target: "/x" }] } } };
+  fs.writeFileSync(path.join(work, "bad.config.json"), JSON.stringify(bad));
+  return () => fs.rmSync(work, { recursive: true, force: true });
+}, 600_000);
+
+/** What each header says: format and CPU, read as the OS loader reads them. */
+function header(buf: Buffer): { format: string; cpu: number; detail: string } {
+  if (buf.readUInt32BE(0) === 0x7f454c46) {
+    // ELFCLASS64 little-endian; e_type at 16, e_machine at 18
+    return { format: "elf", cpu: buf.readUInt16LE(18), detail: `class ${buf[4]} data ${buf[5]} type ${buf.readUInt16LE(16)}` };
+  }
+  if (buf.readUInt32LE(0) === 0xfeedfacf) return { format: "macho", cpu: buf.readUInt32LE(4), detail: `filetype ${buf.readUInt32LE(12)}` };
+  if (buf.toString("latin1", 0, 2) === "MZ") {
+    const pe = buf.readUInt32LE(0x3c);
+    expect(buf.toString("latin1", pe, pe + 4)).toBe("PE\0\0");
+    const optional = pe + 24;
+    return { format: "pe", cpu: buf.readUInt16LE(pe + 4), detail: `magic ${buf.readUInt16LE(optional).toString(16)} subsystem ${buf.readUInt16LE(optional + 68)}` };
+  }
+  return { format: "unknown", cpu: 0, detail: buf.subarray(0, 8).toString("hex") };
+}
+
+describe("npm run build -- --all", () => {
+  it.each(targets.map((t) => [t.id, t] as const))("%s: its headers say the right format and CPU, and it holds the SEA blob", (_id, t) => {
+    const buf = fs.readFileSync(file(t));
+    const h = header(buf);
+    expect({ format: h.format, cpu: h.cpu }).toEqual({ format: t.format, cpu: t.cpu });
+    if (t.format === "elf") expect(h.detail).toBe("class 2 data 1 type 2"); // 64-bit, little-endian, executable
+    if (t.format === "macho") expect(h.detail).toBe("filetype 2"); // MH_EXECUTE
+    if (t.format === "pe") expect(h.detail).toBe("magic 20b subsystem 3"); // PE32+, console
+    expect(buf.includes(FUSE)).toBe(true);
+    expect(fs.statSync(file(t)).mode & 0o111).not.toBe(0);
+  });
+
+  it("the Mach-O executables carry a NODE_SEA segment and a sound ad-hoc signature over every page", () => {
+    for (const t of targets.filter((x) => x.format === "macho")) {
+      const buf = fs.readFileSync(file(t));
+      const layout = machoLayout(buf) as { segments: { name: string }[] };
+      expect(layout.segments.map((s) => s.name)).toContain("NODE_SEA");
+      expect(verifyAdhocSignature(buf), t.id).toEqual([]);
+      buf[4096 * 3 + 7] ^= 0xff; // one byte changed: the signature no longer holds
+      expect(verifyAdhocSignature(buf).join()).toMatch(/1 of \d+ page hashes do not match/);
+    }
+  });
+
+  it("the Windows executable has no stale Authenticode signature", () => {
+    const buf = fs.readFileSync(file(targets.find((t) => t.format === "pe")!));
+    expect(securityDirectory(buf)).toMatchObject({ offset: 0, size: 0 });
+  });
+
+  it("`file` agrees with the headers", () => {
+    const which = spawnSync("file", ["--version"]);
+    if (which.status !== 0) throw new Error("`file` is not installed (apt-get install file)");
+    const want: Record<string, RegExp> = {
+      "linux-x64": /ELF 64-bit LSB .*x86-64/,
+      "linux-arm64": /ELF 64-bit LSB .*ARM aarch64/,
+      "darwin-arm64": /Mach-O 64-bit arm64 executable/,
+      "darwin-x64": /Mach-O 64-bit x86_64 executable/,
+      "win-x64": /PE32\+ executable \(console\) x86-64/,
+    };
+    for (const t of targets) expect(execFileSync("file", ["-b", file(t)], { encoding: "utf8" }), t.id).toMatch(want[t.id]!);
+  });
+
+  it("SHA256SUMS lists every executable with its sha256, in sha256sum's format", () => {
+    const lines = fs.readFileSync(path.join(DIST, "SHA256SUMS"), "utf8").trimEnd().split("\n");
+    expect(lines).toHaveLength(targets.length);
+    for (const t of targets) {
+      const sum = createHash("sha256").update(fs.readFileSync(file(t))).digest("hex");
+      expect(lines).toContain(`${sum}  ${fileName(t)}`);
+    }
+  });
+});
+
+describe.each([
+  ["linux-x64", [] as string[]],
+  ["linux-arm64 under qemu-user", ["qemu"]],
+])("the foundation checks on %s", (_name, how) => {
+  const run = (args: string[]) => {
+    const arm = how.length > 0;
+    const bin = file(targets.find((t) => t.id === (arm ? "linux-arm64" : "linux-x64"))!);
+    const [cmd, argv] = arm ? ["qemu-aarch64-static", ["-L", sysroot, bin, ...args]] : [bin, args];
+    const env = { PATH: "/usr/bin:/bin", HOME: work, MCPBOX_HOME: path.join(work, `.mcpbox-${arm ? "arm" : "x64"}`), NO_COLOR: "1" };
+    const r = spawnSync(cmd as string, argv as string[], { cwd: work, env, encoding: "utf8", timeout: 120_000 });
+    if (r.error) throw r.error;
+    return r;
+  };
+
+  it("--version prints package.json's version", () => {
+    const version = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
+    const r = run(["--version"]);
+    expect(r.stdout.trim()).toBe(version);
+    expect(r.status).toBe(0);
+  });
+
+  it("validate accepts a config and names a bad one", () => {
+    const ok = run(["validate"]);
+    expect(ok.stderr + ok.stdout).toMatch(/sandbox\.config\.ts is valid: 1 server/);
+    expect(ok.status).toBe(0);
+    const bad = run(["validate", "--config", "bad.config.json"]);
+    expect(bad.stderr).toMatch(/^bad\.config\.json: servers\.x\.mounts\.0\.source: mounts \/etc, which is refused/m);
+    expect(bad.stderr).not.toMatch(/^\s+at /m);
+    expect(bad.status).toBe(1);
+  });
+
+  it("schema prints the JSON schema", () => {
+    const r = run(["schema"]);
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
+  });
+});
