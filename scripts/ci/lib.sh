@@ -123,6 +123,82 @@ ensure_node_modules() {
   printf '%s\n' "$want" >"$stamp"
 }
 
+# ---- gVisor: Debian's runsc registered as a Docker runtime (issue 16) ----
+DOCKER_DAEMON_JSON=${DOCKER_DAEMON_JSON:-/etc/docker/daemon.json}
+RUNSC_PATH=${RUNSC_PATH:-/usr/bin/runsc}
+RUNSC_WAIT=${RUNSC_WAIT:-30}
+# what works on this kind of machine (ENVIRONMENT.md): no KVM, and runsc's own network stack off (mcpbox uses none)
+RUNSC_ARGS=${RUNSC_ARGS:-"--platform=ptrace --network=none"}
+
+# True when the engine offers the runtime named $1 (`docker info` lists it).
+engine_has_runtime() {
+  timeout 10 docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q "\"$1\":"
+}
+
+# Adds (or replaces) the runsc entry of daemon.json's "runtimes", keeping every other key and runtime; a file that
+# is not valid JSON is left alone and reported. Prints "changed" when it wrote the file.
+merge_runsc_daemon_json() {
+  local file="$1"
+  mkdir -p "$(dirname "$file")"
+  RUNSC_PATH="$RUNSC_PATH" RUNSC_ARGS="$RUNSC_ARGS" node -e '
+    const fs = require("fs"); const file = process.argv[1];
+    let text = ""; try { text = fs.readFileSync(file, "utf8"); } catch (e) { if (e.code !== "ENOENT") throw e; }
+    let conf = {};
+    if (text.trim() !== "") {
+      try { conf = JSON.parse(text); } catch (e) { console.error(`${file} is not valid JSON (${e.message}): fix it, then run again`); process.exit(2); }
+      if (conf === null || typeof conf !== "object" || Array.isArray(conf)) { console.error(`${file} does not hold a JSON object: fix it, then run again`); process.exit(2); }
+    }
+    const want = { path: process.env.RUNSC_PATH, runtimeArgs: process.env.RUNSC_ARGS.split(/\s+/).filter(Boolean) };
+    const runtimes = conf.runtimes && typeof conf.runtimes === "object" ? conf.runtimes : {};
+    if (JSON.stringify(runtimes.runsc) === JSON.stringify(want)) process.exit(0);
+    conf.runtimes = { ...runtimes, runsc: want };
+    fs.writeFileSync(file + ".mcpbox-tmp", JSON.stringify(conf, null, 2) + "\n");
+    fs.renameSync(file + ".mcpbox-tmp", file);
+    console.log("changed");
+  ' "$file"
+}
+
+# The pid of the dockerd to reload: the pid file's when it names a live dockerd, else the oldest dockerd running.
+dockerd_pid() {
+  local pid
+  pid=$(cat "$DOCKERD_PIDFILE" 2>/dev/null || true)
+  if is_dockerd_pid "$pid"; then printf '%s\n' "$pid"; return 0; fi
+  pgrep -xo dockerd 2>/dev/null
+}
+
+# Installs runsc and registers it with the running dockerd (daemon.json, then SIGHUP: a reload that keeps running
+# containers), then waits for `docker info` to list it. Quick, and changes nothing, when the engine offers it already.
+ensure_gvisor() {
+  if engine_has_runtime runsc; then
+    note "gVisor: the engine offers runsc already"
+    return 0
+  fi
+  [[ -x "$RUNSC_PATH" ]] || ensure_packages runsc
+  [[ -x "$RUNSC_PATH" ]] || fail "gVisor: $RUNSC_PATH is missing after installing runsc"
+  local changed pid waited=0
+  changed=$(merge_runsc_daemon_json "$DOCKER_DAEMON_JSON") || fail "gVisor: could not register runsc in $DOCKER_DAEMON_JSON"
+  if [[ -n "$changed" ]]; then note "gVisor: registered runsc in $DOCKER_DAEMON_JSON ($RUNSC_ARGS)"
+  else note "gVisor: runsc is in $DOCKER_DAEMON_JSON already: reloading dockerd"; fi
+  pid=$(dockerd_pid) || fail "gVisor: no running dockerd to reload (start it, then run again)"
+  kill -HUP "$pid" || fail "gVisor: could not signal dockerd (pid $pid)"
+  note "gVisor: sent SIGHUP to dockerd (pid $pid) to reload its configuration"
+  until engine_has_runtime runsc; do
+    if ((waited >= RUNSC_WAIT)); then
+      printf '%s\n' "---- last lines of $DOCKERD_LOG ----" >&2
+      tail -n 20 "$DOCKERD_LOG" >&2 2>/dev/null || true
+      fail "gVisor: the engine does not list runsc ${RUNSC_WAIT} s after the reload (check $DOCKER_DAEMON_JSON, or restart dockerd)"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  note "gVisor: the engine offers runsc (after ${waited} s)"
+}
+
+# What a user who is not root runs to get gVisor.
+gvisor_advice() {
+  printf '%s' "install and register gVisor: sudo apt-get install -y runsc, then add \"runtimes\": {\"runsc\": {\"path\": \"$RUNSC_PATH\", \"runtimeArgs\": [\"${RUNSC_ARGS// /\", \"}\"]}} to $DOCKER_DAEMON_JSON and reload dockerd (sudo kill -HUP \$(pidof dockerd), or sudo systemctl restart docker)"
+}
+
 # ---- machine setup: what `npm run main` and `npm test` need (scripts/setup.sh, .ci/run) ----
 SETUP_UID=${SETUP_UID:-$EUID}
 SETUP_BASE_IMAGES=${SETUP_BASE_IMAGES:-"node:24-bookworm-slim python:3.12-slim-bookworm"}
@@ -180,7 +256,17 @@ setup_machine() {
   else
     todo+=("install what the $job job runs: sudo apt-get install -y ${missing[*]}")
   fi
-  # 3. the templates' base images (no registry is needed: they are made from Debian's mirror, about a minute)
+  # 3. gVisor for the test job (test/gvisor.test.ts and the bench run servers under runsc)
+  if [[ "$job" == test ]]; then
+    if engine_has_runtime runsc; then
+      note "setup: gVisor: the engine offers runsc"
+    elif ((SETUP_UID == 0)) && engine_ready; then
+      ensure_gvisor
+    elif ((SETUP_UID != 0)); then
+      todo+=("$(gvisor_advice)")
+    fi
+  fi
+  # 4. the templates' base images (no registry is needed: they are made from Debian's mirror, about a minute)
   if ((${#todo[@]} == 0)) || engine_ready; then
     missing=($(missing_base_images))
     if ((${#missing[@]} == 0)); then
