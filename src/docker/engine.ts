@@ -4,19 +4,27 @@
  */
 import Docker from "dockerode";
 import { McpboxError, messageOf } from "../errors.ts";
+import { discoverEngine, dockerodeOptions, hostDiscoveryEnv, type Discovery } from "./discover.ts";
 
 export type { default as Docker } from "dockerode";
 
 let shared: Docker | undefined;
+let discovery: Discovery | undefined;
 
-/** One client per process, created on first use. */
+/** One client per process, created on first use, to the engine discover.ts finds (DOCKER_HOST first). */
 export function engine(): Docker {
-  shared ??= new Docker();
+  shared ??= new Docker(dockerodeOptions(engineDiscovery().found));
   return shared;
 }
 
+/** Which engine this process uses and where it was found (looked up once). */
+export function engineDiscovery(): Discovery {
+  discovery ??= discoverEngine(hostDiscoveryEnv());
+  return discovery;
+}
+
 export function engineAddress(): string {
-  return process.env.DOCKER_HOST ?? "unix:///var/run/docker.sock";
+  return process.env.DOCKER_HOST || engineDiscovery().found?.host || "unix:///var/run/docker.sock";
 }
 
 export interface EngineInfo {
