@@ -68,7 +68,7 @@ async function doctorWithoutSocketPermission(): Promise<{ result: Result; socket
 
 interface DoctorJson {
   ok: boolean;
-  checks: { name: string; status: "ok" | "warn" | "fail"; message: string; fix: string | null }[];
+  checks: { name: string; status: "ok" | "warn" | "fail"; message: string; fix: string | null; data?: Record<string, unknown> }[];
 }
 
 const check = (doc: DoctorJson, name: string) => doc.checks.find((c) => c.name === name);
@@ -86,7 +86,7 @@ describe("mcpbox doctor", () => {
     const r = doctor([]);
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^✓ docker engine +reachable at unix:\/\/\/var\/run\/docker\.sock$/m);
+    expect(r.stdout).toMatch(/^✓ docker engine +Docker reachable at unix:\/\/\/var\/run\/docker\.sock$/m);
     expect(r.stdout).toMatch(/^✓ engine version +\S.* \d+\.\d+\S*, API 1\.\d+ /m);
     expect(r.stdout).toMatch(/^✓ socket permissions +\/var\/run\/docker\.sock is readable and writable$/m);
     expect(r.stdout).toMatch(/^✓ base image \(node\) +node:24-bookworm-slim \(\d+ MB\)$/m);
@@ -95,6 +95,8 @@ describe("mcpbox doctor", () => {
     expect(r.stdout).toMatch(/^ +fix: run `mcpbox init`/m);
     expect(r.stdout).toMatch(/^✓ MCPBOX_HOME +.*is writable$/m);
     expect(r.stdout).toMatch(/^✓ hardened containers +accepted read-only root, cap-drop ALL/m);
+    // the CI registers gVisor (scripts/ci/lib.sh): the engine lists it beside runc
+    expect(r.stdout).toMatch(/^✓ runtimes +offered: (\S+, )*runc, runsc \(default runc\)$/m);
     expect(fs.existsSync(path.join(tmp, "home"))).toBe(true);
   });
 
@@ -113,13 +115,15 @@ describe("mcpbox doctor", () => {
       "config",
       "MCPBOX_HOME",
       "hardened containers",
+      "runtimes",
       "egress confinement",
       "egress image",
     ]);
     // no allowlisted server (no config at all): nothing is probed or built for egress
     expect(check(doc, "egress confinement")).toMatchObject({ status: "ok", message: "not needed: no server has a network allowlist" });
     expect(check(doc, "egress image")).toMatchObject({ status: "ok", message: "not needed: no server has a network allowlist" });
-    expect(check(doc, "docker engine")).toMatchObject({ status: "ok", fix: null });
+    expect(check(doc, "docker engine")).toMatchObject({ status: "ok", fix: null, data: { engine: "Docker" } });
+    expect(check(doc, "runtimes")).toMatchObject({ status: "ok", data: { offered: expect.arrayContaining(["runc", "runsc"]), needed: [], missing: [] } });
     expect(check(doc, "config")).toMatchObject({ status: "warn", fix: expect.stringContaining("mcpbox init") });
     expect(check(doc, "hardened containers")?.status).toBe("ok");
   });
@@ -141,6 +145,39 @@ describe("mcpbox doctor", () => {
     const filters = JSON.stringify({ label: [`${DOCTOR_LABEL}=true`] });
     expect((await engine().listContainers({ all: true, filters })).map((c) => c.Names)).toEqual([]);
     expect(((await engine().listVolumes({ filters })).Volumes ?? []).map((v) => v.Name)).toEqual([]);
+  });
+
+  it("says which servers need a runtime the engine lacks, and how to get it (exit 1); a present one is ok", () => {
+    const dir = path.join(tmp, "runtime-project");
+    fs.mkdirSync(dir, { recursive: true });
+    const write = (config: unknown) => fs.writeFileSync(path.join(dir, "sandbox.config.json"), JSON.stringify(config));
+    write({ defaults: { runtime: "gvisor" }, servers: { files: { image: "node:24-bookworm-slim" }, plain: { image: "node:24-bookworm-slim", runtime: "runc" } } });
+    let r = doctor(["--json"], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(check(JSON.parse(r.stdout) as DoctorJson, "runtimes")).toMatchObject({
+      status: "ok",
+      message: expect.stringMatching(/; files needs gvisor \(runsc\): present$/),
+      data: { needed: [{ server: "files", runtime: "gvisor", engineRuntime: "runsc" }], missing: [] },
+    });
+
+    write({ engine: { runtimes: { gvisor: "nosuch" } }, servers: { files: { image: "node:24-bookworm-slim", runtime: "gvisor" } } });
+    r = doctor([], { cwd: dir });
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/^✗ runtimes +offered: (\S+, )*runc, runsc \(default runc\); missing: files needs gvisor \(nosuch\)$/m);
+    expect(r.stdout).toMatch(/fix: register gVisor's runsc with the engine under the name "nosuch", or set engine\.runtimes\.gvisor/);
+    expect(r.stdout + r.stderr).not.toMatch(STACK_LINE);
+    const doc = JSON.parse(doctor(["--json"], { cwd: dir }).stdout) as DoctorJson;
+    expect(check(doc, "runtimes")).toMatchObject({ status: "fail", data: { missing: [{ server: "files", runtime: "gvisor", engineRuntime: "nosuch" }] } });
+  });
+
+  it("recognises Podman by name (its Docker API service, scripts/ci/podman.sh)", () => {
+    const socket = "/run/mcpbox-podman/podman.sock";
+    expect(fs.existsSync(socket), `${socket} is missing: run scripts/ci/podman.sh (as .ci/run does)`).toBe(true);
+    const r = doctor(["--json"], { env: { DOCKER_HOST: `unix://${socket}` } });
+    const doc = JSON.parse(r.stdout) as DoctorJson;
+    expect(check(doc, "docker engine")).toMatchObject({ status: "ok", message: `Podman reachable at unix://${socket}`, data: { engine: "Podman", product: "Podman Engine" } });
+    expect(check(doc, "engine version")?.message).toMatch(/^Podman Engine 4\./);
+    expect(check(doc, "runtimes")).toMatchObject({ status: "ok", message: expect.stringContaining("Podman lists the runtimes its configuration names") });
   });
 
   it("exits 3 with a clear message and no stack trace when no engine is reachable", () => {
@@ -180,6 +217,7 @@ describe("mcpbox doctor", () => {
     expect(doc.ok).toBe(false);
     expect(check(doc, "docker engine")).toMatchObject({ status: "fail", fix: expect.stringContaining("DOCKER_HOST") });
     expect(check(doc, "hardened containers")).toMatchObject({ status: "warn", message: "not checked: the engine is unusable" });
+    expect(check(doc, "runtimes")).toMatchObject({ status: "warn", message: "not checked: the engine is unusable" });
   });
 
   it("exits 1 when the config is invalid or a template server's base image is missing", () => {

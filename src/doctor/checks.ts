@@ -12,6 +12,8 @@ export interface CheckResult {
   fix?: string;
   /** a failure here makes the engine unusable: exit 3 instead of 1 */
   engine?: boolean;
+  /** what --json carries besides the message (e.g. the runtimes offered and missing) */
+  data?: Readonly<Record<string, unknown>>;
 }
 
 export const CHECK = {
@@ -32,7 +34,16 @@ export const MIN_API = "1.40";
 const START_DOCKER = "start Docker (Docker Desktop, `sudo systemctl start docker`, or `dockerd`), or set DOCKER_HOST";
 const DOCKER_GROUP = "add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or use rootless Docker";
 
-export function engineCheck(address: string, error?: { message: string; hint?: string | undefined }): CheckResult {
+/** The engine by name (Docker or Podman: src/docker/runtimes.ts identifyEngine). */
+export interface EngineName {
+  kind: "Docker" | "Podman";
+  name: string;
+}
+
+export function engineCheck(address: string, error?: { message: string; hint?: string | undefined }, identity?: EngineName): CheckResult {
+  if (!error && identity) {
+    return { name: CHECK.engine, status: "ok", message: `${identity.kind} reachable at ${address}`, data: { engine: identity.kind, product: identity.name } };
+  }
   if (!error) return { name: CHECK.engine, status: "ok", message: `reachable at ${address}` };
   return { name: CHECK.engine, status: "fail", message: error.message, fix: error.hint ?? START_DOCKER, engine: true };
 }

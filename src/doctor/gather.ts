@@ -7,7 +7,9 @@ import path from "node:path";
 import { checkRawConfig, displayPath, findConfigFile, loadConfigFile } from "../config/load.ts";
 import { errorsOf, formatProblem, warningsOf } from "../config/problems.ts";
 import { DEFAULTS, resolveConfig, type ResolvedConfig } from "../config/resolve.ts";
-import { engineAddress } from "../docker/engine.ts";
+import { runtimeNeeds } from "../config/_runtime-checks.ts";
+import { engine as dockerEngine, engineAddress } from "../docker/engine.ts";
+import { engineRuntimes, identifyEngine, type EngineIdentity } from "../docker/runtimes.ts";
 import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from "../docker/probe.ts";
 import { isMcpboxError, messageOf } from "../errors.ts";
 import { mcpboxHome, privateFolder, UntrustedFolder } from "../home.ts";
@@ -16,6 +18,7 @@ import { egressEngineCheck, egressImageCheck, EGRESS_CHECK } from "./egress-chec
 import { allowlisted, egressEngineFacts, egressImageFacts } from "./gather-egress.ts";
 import { imageFacts, tlsFacts } from "./gather-outside.ts";
 import { imageCheck, tlsCheck } from "./outside-checks.ts";
+import { RUNTIME_CHECK, runtimesCheck, type RuntimeCheckFacts } from "./runtime-checks.ts";
 
 export interface DoctorOptions {
   configPath: string | undefined;
@@ -36,8 +39,9 @@ export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
   const probeImage = images.find((i) => i.size !== undefined)?.image;
   const nodeBase = images.find((i) => i.lang === "node" && i.size !== undefined)?.image;
   const [servers, tls] = reachable ? await Promise.all([imageFacts(config), tlsFacts(config, nodeBase)]) : [[], undefined];
+  const identity = reachable ? await engineIdentity() : undefined;
   return [
-    reachable ? C.engineCheck(address) : C.engineCheck(address, engine),
+    reachable ? C.engineCheck(address, undefined, identity) : C.engineCheck(address, engine),
     reachable ? C.versionCheck(engine) : C.skipped(C.CHECK.version),
     C.socketCheck(socketFacts(address)),
     ...(reachable ? images.map(C.baseImageCheck) : baseImages.map(([lang]) => C.skipped(C.CHECK.baseImage(lang)))),
@@ -46,6 +50,7 @@ export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
     C.configCheck(configFacts),
     homeResult(mcpboxHome(o.env)),
     reachable ? C.runtimeCheck(await runtimeFacts(probeImage, engine)) : C.skipped(C.CHECK.runtime),
+    reachable ? runtimesCheck(await runtimesFacts(config, identity)) : C.skipped(RUNTIME_CHECK),
     ...(await egressResults(reachable, allowlisted(config), probeImage)),
   ];
 }
@@ -144,6 +149,26 @@ async function runtimeFacts(image: string | undefined, engine: EngineFacts): Pro
     return { image, warnings: await tryHardenedCreate(image), unsupported };
   } catch (e) {
     return { image, error: messageOf(e), warnings: [], unsupported };
+  }
+}
+
+/** Docker or Podman, by /version's names; undefined when the engine would not say. */
+async function engineIdentity(): Promise<EngineIdentity | undefined> {
+  return dockerEngine().version().then((v) => identifyEngine(v as Parameters<typeof identifyEngine>[0]), () => undefined);
+}
+
+/** The engine's runtimes and what the config asks of them. */
+async function runtimesFacts(config: ResolvedConfig | undefined, identity: EngineIdentity | undefined): Promise<RuntimeCheckFacts> {
+  const needs = config ? runtimeNeeds(config) : [];
+  const networked = (config?.servers ?? [])
+    .filter((s) => s.runtime === "gvisor" && s.engineRuntime !== undefined && (s.network !== "none" || s.egress !== undefined))
+    .map((s) => ({ server: s.name, engineRuntime: s.engineRuntime! }));
+  const base = { engine: identity?.kind ?? "Docker", needs, networked } as const;
+  try {
+    const r = await engineRuntimes(dockerEngine());
+    return { ...base, offered: r.names, defaultRuntime: r.defaultRuntime, args: r.args };
+  } catch (e) {
+    return { ...base, offered: undefined, defaultRuntime: undefined, args: {}, error: messageOf(e) };
   }
 }
 

@@ -11,13 +11,13 @@ export function exitCodeOf(results: readonly CheckResult[]): number {
 
 export interface DoctorJson {
   ok: boolean;
-  checks: { name: string; status: CheckStatus; message: string; fix: string | null }[];
+  checks: { name: string; status: CheckStatus; message: string; fix: string | null; data?: Readonly<Record<string, unknown>> }[];
 }
 
 export function toJson(results: readonly CheckResult[]): DoctorJson {
   return {
     ok: exitCodeOf(results) === 0,
-    checks: results.map((r) => ({ name: r.name, status: r.status, message: r.message, fix: r.fix ?? null })),
+    checks: results.map((r) => ({ name: r.name, status: r.status, message: r.message, fix: r.fix ?? null, ...(r.data ? { data: r.data } : {}) })),
   };
 }
 
