@@ -164,3 +164,34 @@ describe.each([
     expect(JSON.parse(r.stdout)).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
   });
 });
+
+describe("engine discovery through the binary (no DOCKER_HOST)", () => {
+  /** A home whose ~/.docker/config.json names a context "colima", as `colima start` leaves it, at `socket`. */
+  function colimaHome(name: string, link: boolean) {
+    const home = path.join(work, name);
+    const socket = path.join(home, ".colima", "default", "docker.sock");
+    const meta = path.join(home, ".docker", "contexts", "meta", createHash("sha256").update("colima").digest("hex"));
+    fs.mkdirSync(path.dirname(socket), { recursive: true });
+    fs.mkdirSync(meta, { recursive: true });
+    if (link) fs.symlinkSync(engineSocket(), socket);
+    fs.writeFileSync(path.join(home, ".docker", "config.json"), JSON.stringify({ currentContext: "colima" }));
+    fs.writeFileSync(path.join(meta, "meta.json"), JSON.stringify({ Name: "colima", Endpoints: { docker: { Host: `unix://${socket}` } } }));
+    return { home, socket };
+  }
+  const engineSocket = () => (process.env.DOCKER_HOST?.startsWith("unix://") ? process.env.DOCKER_HOST.slice(7) : "/var/run/docker.sock");
+  const ps = (home: string) => {
+    const env: NodeJS.ProcessEnv = { PATH: "/usr/bin:/bin", HOME: home, MCPBOX_HOME: path.join(home, ".mcpbox"), NO_COLOR: "1" };
+    return spawnSync(path.join(DIST, "mcpbox"), ["ps"], { cwd: work, env, encoding: "utf8", timeout: 60_000 });
+  };
+
+  it("the current Docker context's endpoint is the engine mcpbox uses", () => {
+    const ok = ps(colimaHome("with-colima", true).home);
+    expect(ok.stderr).toBe("");
+    expect(ok.status).toBe(0);
+    // the context's socket is gone: the error names it, so it was the one used (not /var/run/docker.sock)
+    const gone = colimaHome("colima-stopped", false);
+    const r = ps(gone.home);
+    expect(r.status).toBe(3);
+    expect(r.stderr).toContain(`no Docker engine reachable at unix://${gone.socket}`);
+  });
+});
