@@ -17,6 +17,22 @@ export interface DecideOptions {
   gateways?: readonly string[];
 }
 
+/** `host:port` of a CONNECT request (IPv6 in brackets); undefined for anything else. */
+export function connectTarget(authority: string | undefined): { host: string; port: number } | undefined {
+  const m = /^(\[[^\]]+\]|[^:\[\]]+):(\d{1,5})$/.exec(authority ?? "");
+  return m ? { host: m[1]!, port: Number(m[2]) } : undefined;
+}
+
+/**
+ * Whether the rules allow `host:port` by what was asked alone (the name, or an address entry for a literal), before
+ * any resolution: the forwarder's hint that the proxy will most likely say yes. Never a decision: `decide` is.
+ */
+export function likelyAllowed(rules: readonly EgressRule[], rawHost: string, port: number): boolean {
+  const asked = requestedHost(rawHost);
+  if (!asked || !Number.isInteger(port) || port < 1 || port > 65535) return false;
+  return asked.literal ? addressNamed(rules, asked.host, port) !== undefined : nameAllowed(rules, asked.host, port) !== undefined;
+}
+
 /** The host as asked (`[::1]` unwrapped), and whether it is an IP literal. */
 export function requestedHost(raw: string): { host: string; literal: boolean } | undefined {
   const unwrapped = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;

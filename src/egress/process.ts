@@ -21,7 +21,8 @@ export function readSettings(env: Readonly<Record<string, string | undefined>>):
   if (v?.role === "forward") {
     const http = v.http as Record<string, unknown> | undefined;
     const ok = isText(v.socket) && isText(http?.listen) && isPort(http?.port) && Array.isArray(v.tcp) &&
-      v.tcp.every((t: Record<string, unknown>) => isText(t?.listen) && isPort(t.port) && isText(t.host));
+      v.tcp.every((t: Record<string, unknown>) => isText(t?.listen) && isPort(t.port) && isText(t.host)) &&
+      (v.allow === undefined || (Array.isArray(v.allow) && v.allow.every(isText)));
     return ok ? (v as unknown as ForwarderSettings) : `${SETTINGS_ENV}: bad forwarder settings`;
   }
   return `${SETTINGS_ENV}: role must be "proxy" or "forward"`;

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { parseAllowlist, type EgressRule } from "./allowlist.ts";
-import { decide, type Verdict } from "./decide.ts";
+import { connectTarget, decide, type Verdict } from "./decide.ts";
 import { formatRecord, type EgressRecord } from "./record.ts";
 import type { ProxySettings } from "./settings.ts";
 
@@ -21,12 +21,19 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
+const sockets = new WeakMap<http.Server, Set<net.Socket>>();
+
 export async function runProxy(settings: ProxySettings, emit: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<RunningProxy> {
   const gateways = [...(settings.gateways ?? []), ...defaultGateways()];
   const servers = await Promise.all(
     settings.listeners.map((l) => listen(l.socket, l.server, parseAllowlist(l.allow).rules, gateways, emit)),
   );
-  return { close: () => Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {}) };
+  // idle connections too (the forwarder keeps some open ahead) and tunnels, which the http server no longer tracks
+  const close = (s: http.Server) => new Promise<void>((r) => {
+    s.close(() => r());
+    for (const c of sockets.get(s) ?? []) c.destroy();
+  });
+  return { close: () => Promise.all(servers.map(close)).then(() => {}) };
 }
 
 async function listen(socket: string, server: string, rules: EgressRule[], gateways: string[], emit: (l: string) => void): Promise<http.Server> {
@@ -35,6 +42,9 @@ async function listen(socket: string, server: string, rules: EgressRule[], gatew
   s.on("connect", (req: http.IncomingMessage, client: net.Socket, head: Buffer) => void tunnel(ctx, req, client, head));
   s.on("clientError", (_e, sock: net.Socket) => sock.destroy());
   s.maxConnections = MAX_CONNECTIONS;
+  const open = new Set<net.Socket>();
+  sockets.set(s, open);
+  s.on("connection", (c: net.Socket) => (open.add(c), c.once("close", () => open.delete(c))));
   fs.rmSync(socket, { force: true });
   await new Promise<void>((resolve, reject) => s.once("error", reject).listen(socket, () => resolve()));
   fs.chmodSync(socket, 0o600);
@@ -56,15 +66,9 @@ function record(ctx: Ctx, r: Omit<EgressRecord, "server" | "time" | "durationMs"
   ctx.emit(formatRecord({ time: new Date(started).toISOString(), server: ctx.server, ...r, durationMs: Date.now() - started }));
 }
 
-/** `host:port` of a CONNECT request (IPv6 in brackets). */
-function target(authority: string | undefined): { host: string; port: number } | undefined {
-  const m = /^(\[[^\]]+\]|[^:\[\]]+):(\d{1,5})$/.exec(authority ?? "");
-  return m ? { host: m[1]!, port: Number(m[2]) } : undefined;
-}
-
 async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
   const started = Date.now();
-  const t = target(req.url);
+  const t = connectTarget(req.url);
   client.on("error", () => {});
   const asked = t ?? { host: shown(req.url), port: 0 };
   const verdict = t ? await ctx.decide(t.host, t.port) : ({ ok: false, reason: "not host:port" } as const);
@@ -90,9 +94,9 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
     if (!connected) client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
     else client.destroy();
   });
-  client.on("close", () => upstream.destroy());
+  client.on("close", () => (client.readableEnded && connected ? upstream.end() : upstream.destroy()));
   upstream.once("close", () => {
-    if (connected) client.destroy();
+    if (connected) upstream.readableEnded ? client.end() : client.destroy(); // a clean end keeps the queued bytes
     const r = { host: asked.host, port: asked.port, outcome: "ok" as const, bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead, via: "connect" as const };
     record(ctx, failure ? { ...r, reason: failure } : r, started);
   });

@@ -37,6 +37,7 @@ describe("egress settings", () => {
     const f = forwarderSettings("db", ["api.example.com", "db.internal:5432", "db.internal:6379", "cache.internal:6379"]);
     expect(f).toEqual({
       role: "forward", socket: "/egress/db.sock", http: { listen: "127.0.0.1", port: 3128 },
+      allow: ["api.example.com", "db.internal:5432", "db.internal:6379", "cache.internal:6379"],
       tcp: [
         { listen: "127.0.1.1", port: 5432, host: "db.internal" },
         { listen: "127.0.1.1", port: 6379, host: "db.internal" },

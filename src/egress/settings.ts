@@ -29,6 +29,8 @@ export interface ForwarderSettings {
   readonly socket: string;
   readonly http: { readonly listen: string; readonly port: number };
   readonly tcp: readonly TcpForward[];
+  /** the server's allowlist: which CONNECTs are answered at once (the proxy still decides each, see forwarder.ts) */
+  readonly allow?: readonly string[];
 }
 
 export const socketPath = (server: string) => `${SOCKET_DIR}/${server}.sock`;
@@ -41,7 +43,7 @@ export function forwarderSettings(server: string, allow: readonly string[]): For
     if (!hosts.has(f.host)) hosts.set(f.host, loopbackFor(hosts.size));
     return { listen: hosts.get(f.host)!, port: f.port, host: f.host };
   });
-  return { role: "forward", socket: socketPath(server), http: { listen: "127.0.0.1", port: HTTP_PROXY_PORT }, tcp };
+  return { role: "forward", socket: socketPath(server), http: { listen: "127.0.0.1", port: HTTP_PROXY_PORT }, tcp, allow: [...allow] };
 }
 
 function loopbackFor(i: number): string {
