@@ -14,14 +14,15 @@ const BANNER = [
   "const __dirname = __mcpboxDirname(__filename);",
 ].join("\n");
 
-export async function bundle({ root, outdir, version, target = "node24" }) {
+/** splitting: false makes one file (the npm package); shebang: a first line for an npm bin. */
+export async function bundle({ root, outdir, version, target = "node24", splitting = true, shebang = false }) {
   fs.rmSync(outdir, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: root,
     entryPoints: { main: "src/cli/main.ts" },
     outdir,
     bundle: true,
-    splitting: true,
+    splitting,
     format: "esm",
     platform: "node",
     target,
@@ -34,7 +35,7 @@ export async function bundle({ root, outdir, version, target = "node24" }) {
     logLevel: "warning",
     // monitor.ts sets NODE_ENV for source runs; in the bundle it is already the constant "production", as meant
     logOverride: { "assign-to-define": "silent" },
-    banner: { js: BANNER },
+    banner: { js: shebang ? `#!/usr/bin/env node\n${BANNER}` : BANNER },
     define: { __MCPBOX_VERSION__: JSON.stringify(version), "process.env.DEV": '"false"', "process.env.NODE_ENV": '"production"' },
     jsx: "automatic",
     // ssh2's optional addons (dockerode works without them); typescript is only an optional peer of loaders
