@@ -42,6 +42,11 @@ describe("parseEntry", () => {
     if (!parsed.ok) expect(parsed.message).toMatch(message);
   });
 
+  it("refuses an international name written in Unicode, pointing at its xn-- form (what the proxy is asked for)", () => {
+    expect(parseEntry("bücher.example")).toMatchObject({ ok: false, message: /not a host name in ASCII/, hint: /xn--/ });
+    expect(parseEntry("xn--bcher-kva.example")).toMatchObject({ ok: true, rule: { kind: "host", host: "xn--bcher-kva.example" } });
+  });
+
   it("reports each bad entry with its index", () => {
     const { rules, errors } = parseAllowlist(["good.example", "bad/", "also:bad"]);
     expect(rules).toHaveLength(1);

@@ -92,6 +92,9 @@ export function parseEntry(raw: string): ParsedEntry {
     return { ok: false, message: `"${raw}": a wildcard may only start the name ("*.example.com")` };
   }
   const name = normalizeHost(host);
+  if (!name && /[^\x00-\x7f]/.test(host)) {
+    return { ok: false, message: `"${raw}": ${JSON.stringify(host)} is not a host name in ASCII`, hint: "write an international name in its xn-- form (what `new URL(\"https://<name>\").hostname` prints)" };
+  }
   if (!name) return { ok: false, message: `"${raw}": ${JSON.stringify(host)} is not a host name` };
   return { ok: true, rule: { kind: "host", host: name, ports, entry } };
 }

@@ -8,6 +8,8 @@ const dnsTable: Record<string, string[]> = {
   "mixed.example.com": ["127.0.0.1", "140.82.112.4"],
   "gw.example.com": ["203.0.113.1"],
   "meta.example.com": ["169.254.169.254"],
+  "0x7f000001": ["127.0.0.1"], // getaddrinfo reads hex and octal dotted forms as inet_aton does
+  "xn--bcher-kva.example.com": ["140.82.112.5"],
 };
 const resolve = async (h: string) => {
   const found = dnsTable[h];
@@ -52,5 +54,24 @@ describe("decide", () => {
     expect(await verdict(["nx.example.com"], "nx.example.com", 443)).toMatchObject({ ok: false, reason: /does not resolve/ });
     expect(await verdict(["*"], "bad host", 443)).toMatchObject({ ok: false, reason: /not a valid host/ });
     expect(await verdict(["*"], "api.example.com", 0)).toMatchObject({ ok: false, reason: /port/ });
+  });
+
+  it("refuses the other spellings of a forbidden address, whatever the list (an attacker's forms)", async () => {
+    for (const host of ["2130706433", "017700000001", "127.1", "0177.0.0.1", "[fe80::1%25eth0]", "[::ffff:10.0.0.5%eth0]"]) {
+      expect(await verdict(["*", "10.0.0.5/32:443"], host, 443), host).toMatchObject({ ok: false, reason: "not a valid host name" });
+    }
+    for (const host of ["0x7f000001", "[::ffff:7f00:1]", "[0:0:0:0:0:ffff:127.0.0.1]", "[::127.0.0.1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::]", "[::]"]) {
+      expect(await verdict(["*"], host, 443), host).toMatchObject({ ok: false });
+    }
+  });
+
+  it("matches names as the DNS does: case and a trailing dot aside, nothing else passes for a listed one", async () => {
+    expect(await verdict(["api.example.com"], "API.Example.COM.", 443)).toMatchObject({ ok: true, address: "140.82.112.3" });
+    for (const host of ["api.example.com.evil.test", "evil-api.example.com", "api.example.com..", "api.example.com\u0000", "api\u3002example.com", "xapi.example.com"]) {
+      expect(await verdict(["api.example.com"], host, 443), host).toMatchObject({ ok: false });
+    }
+    expect(await verdict(["*.example.com"], "example.com", 443)).toMatchObject({ ok: false, reason: "not on the allowlist" });
+    expect(await verdict(["*.example.com"], "bücher.example.com", 443)).toMatchObject({ ok: false, reason: "not a valid host name" });
+    expect(await verdict(["*.example.com"], "xn--bcher-kva.example.com", 443)).toMatchObject({ ok: true });
   });
 });

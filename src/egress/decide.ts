@@ -36,6 +36,7 @@ export function likelyAllowed(rules: readonly EgressRule[], rawHost: string, por
 /** The host as asked (`[::1]` unwrapped), and whether it is an IP literal. */
 export function requestedHost(raw: string): { host: string; literal: boolean } | undefined {
   const unwrapped = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
+  if (unwrapped.includes("%")) return undefined; // a scoped IPv6 address (fe80::1%eth0): a zone is never on a list
   if (net.isIP(unwrapped)) return { host: canonicalAddress(unwrapped)!.address, literal: true };
   const host = normalizeHost(unwrapped);
   return host === undefined ? undefined : { host, literal: false };

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runForwarder } from "./forwarder.ts";
-import { runProxy } from "./proxy.ts";
+import { MAX_UPSTREAM, runProxy } from "./proxy.ts";
 import { parseRecord, type EgressRecord } from "./record.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-egress-"));
@@ -20,10 +20,15 @@ let webPort = 0;
 let proxyPort = 0;
 let tcpPort = 0;
 let deniedTcpPort = 0;
+let upPort = 0; // records each request; /hold waits until released, /body echoes the body, /redirect answers 302
+const seen: string[] = [];
+const held: Array<() => void> = [];
+let holding = 0;
+let maxHolding = 0;
 
 const listening = (s: net.Server) => new Promise<number>((r) => s.listen(0, "127.0.0.1", () => r((s.address() as net.AddressInfo).port)));
-const waitFor = async (pred: () => boolean) => {
-  for (let i = 0; i < 200 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
+const waitFor = async (pred: () => boolean, ms = 2000) => {
+  for (let i = 0; i < ms / 10 && !pred(); i++) await new Promise((r) => setTimeout(r, 10));
 };
 
 beforeAll(async () => {
@@ -35,7 +40,26 @@ beforeAll(async () => {
   closers.push(() => void echo2.close());
   webPort = await listening(web);
   closers.push(() => void echo.close(), () => void web.close());
-  const allow = [`127.0.0.1/32:${echoPort}`, `127.0.0.1:${webPort}`, `localhost:${echo2Port}`];
+  const up = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      seen.push(`${req.method} ${req.url} ${JSON.stringify(body)}`);
+      if (req.url === "/hold") {
+        maxHolding = Math.max(maxHolding, ++holding);
+        return void held.push(() => (holding--, res.end("held")));
+      }
+      if (req.url === "/redirect") return void res.writeHead(302, { location: `http://127.0.0.1:${upPort}/followed` }).end();
+      res.end(`body=${body}`);
+    });
+  });
+  upPort = await listening(up);
+  closers.push(() => {
+    for (const r of held.splice(0)) r();
+    up.closeAllConnections();
+    up.close();
+  });
+  const allow = [`127.0.0.1/32:${echoPort}`, `127.0.0.1:${webPort}`, `localhost:${echo2Port}`, `127.0.0.1/32:${upPort}`];
   const proxy = await runProxy(
     { role: "proxy", listeners: [{ server: "files", socket, allow }] },
     (line) => {
@@ -134,4 +158,48 @@ describe("egress proxy and forwarder", () => {
     expect(await tcp(tcpPort, "127.0.1.1", "tcp-hello")).toBe("tcp-hello");
     expect(await tcp(deniedTcpPort, "127.0.1.2", "tcp-hello")).toBe("");
   });
+
+  it("keeps a GET's chunked body inside its request: the host sees one request, not a second one smuggled in it", async () => {
+    const inner = `GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+    const answer = await raw(`GET http://127.0.0.1:${upPort}/body HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
+      `${inner.length.toString(16)}\r\n${inner}\r\n0\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(seen.filter((r) => r.includes("smuggled"))).toEqual([`GET /body ${JSON.stringify(inner)}`]);
+  });
+
+  it("passes a redirect back to the server instead of following it (the next request is decided on its own)", async () => {
+    const answer = await raw(`GET http://127.0.0.1:${upPort}/redirect HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 302 [^]*location: http://127\\.0\\.0\\.1:${upPort}/followed`, "i"));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen.some((r) => r.includes("/followed"))).toBe(false);
+  });
+
+  it(`bounds what one connection opens upstream: ${MAX_UPSTREAM} at once, the rest refused and recorded`, async () => {
+    const extra = 20;
+    const c = net.connect(socket);
+    c.on("error", () => {});
+    c.write(`GET http://127.0.0.1:${upPort}/hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(MAX_UPSTREAM + extra));
+    const busy = () => records.filter((r) => r.outcome === "denied" && /too many connections at once/.test(r.reason ?? ""));
+    await waitFor(() => holding >= MAX_UPSTREAM && busy().length >= extra, 8000);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(maxHolding).toBe(MAX_UPSTREAM); // one connection, pipelining, never gets more upstream than that
+    expect(busy()).toHaveLength(extra);
+    c.destroy();
+    for (const r of held.splice(0)) r();
+    // the slots come back: the next request goes through
+    await waitFor(() => holding === 0);
+    expect(await raw(`GET http://127.0.0.1:${upPort}/body HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 200/);
+  });
 });
+
+/** One request written as is to the proxy's socket; the whole answer (the connection closes after it). */
+function raw(request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = net.connect(socket, () => c.write(request));
+    let text = "";
+    c.on("data", (d) => (text += d.toString()));
+    c.on("error", reject);
+    c.on("close", () => resolve(text));
+    c.on("end", () => c.end());
+  });
+}

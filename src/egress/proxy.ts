@@ -14,6 +14,8 @@ import { formatRecord, type EgressRecord } from "./record.ts";
 import type { ProxySettings } from "./settings.ts";
 
 const MAX_CONNECTIONS = 256; // per server: a server opening sockets in a loop stops here, not at the proxy's memory
+/** per server, tunnels and plain requests at once: one connection may pipeline many requests, each its own upstream */
+export const MAX_UPSTREAM = 256;
 const CONNECT_TIMEOUT_MS = 10_000;
 const HOP_BY_HOP = ["connection", "keep-alive", "proxy-connection", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"];
 
@@ -37,7 +39,7 @@ export async function runProxy(settings: ProxySettings, emit: (line: string) => 
 }
 
 async function listen(socket: string, server: string, rules: EgressRule[], gateways: string[], emit: (l: string) => void): Promise<http.Server> {
-  const ctx: Ctx = { server, emit, decide: (host, port) => decide(host, port, { rules, gateways, resolve }) };
+  const ctx: Ctx = { server, emit, decide: (host, port) => decide(host, port, { rules, gateways, resolve }), active: 0 };
   const s = http.createServer({ requestTimeout: 0 }, (req, res) => void plainHttp(ctx, req, res));
   s.on("connect", (req: http.IncomingMessage, client: net.Socket, head: Buffer) => void tunnel(ctx, req, client, head));
   s.on("clientError", (_e, sock: net.Socket) => sock.destroy());
@@ -55,6 +57,20 @@ interface Ctx {
   server: string;
   emit: (line: string) => void;
   decide: (host: string, port: number) => Promise<Verdict>;
+  /** upstream connections open or being decided (bounded by MAX_UPSTREAM) */
+  active: number;
+}
+
+const BUSY = `too many connections at once (${MAX_UPSTREAM})`;
+
+/** One slot of ctx.active, given back once; undefined when all are taken. */
+function slot(ctx: Ctx): (() => void) | undefined {
+  if (ctx.active >= MAX_UPSTREAM) return undefined;
+  ctx.active++;
+  let given = false;
+  return () => {
+    if (!given) (given = true), ctx.active--;
+  };
 }
 
 async function resolve(host: string): Promise<string[]> {
@@ -71,9 +87,11 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
   const t = connectTarget(req.url);
   client.on("error", () => {});
   const asked = t ?? { host: shown(req.url), port: 0 };
-  const verdict = t ? await ctx.decide(t.host, t.port) : ({ ok: false, reason: "not host:port" } as const);
+  const release = slot(ctx);
+  const verdict = !release ? ({ ok: false, reason: BUSY } as const) : t ? await ctx.decide(t.host, t.port) : ({ ok: false, reason: "not host:port" } as const);
   if (!verdict.ok) {
-    client.end(refusal(ctx.server, `${asked.host}:${asked.port}`, verdict.reason));
+    release?.();
+    client.end(refusal(ctx.server, `${asked.host}:${asked.port}`, verdict.reason, release ? 403 : 503));
     record(ctx, { host: asked.host, port: asked.port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "connect" }, started);
     return;
   }
@@ -96,6 +114,7 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
   });
   client.on("close", () => (client.readableEnded && connected ? upstream.end() : upstream.destroy()));
   upstream.once("close", () => {
+    release?.();
     if (connected) upstream.readableEnded ? client.end() : client.destroy(); // a clean end keeps the queued bytes
     const r = { host: asked.host, port: asked.port, outcome: "ok" as const, bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead, via: "connect" as const };
     record(ctx, failure ? { ...r, reason: failure } : r, started);
@@ -113,14 +132,18 @@ async function plainHttp(ctx: Ctx, req: http.IncomingMessage, res: http.ServerRe
     return;
   }
   const port = url.port === "" ? 80 : Number(url.port);
-  const verdict = await ctx.decide(url.hostname, port);
+  const release = slot(ctx);
+  const verdict = release ? await ctx.decide(url.hostname, port) : ({ ok: false, reason: BUSY } as const);
   if (!verdict.ok) {
-    res.writeHead(403, { "content-type": "text/plain", "x-mcpbox-egress": "denied" }).end(`mcpbox egress: ${url.hostname}:${port} is not allowed for server ${ctx.server}: ${verdict.reason}\n`);
+    release?.();
+    res.writeHead(release ? 403 : 503, { "content-type": "text/plain", "x-mcpbox-egress": "denied" }).end(`mcpbox egress: ${url.hostname}:${port} is not allowed for server ${ctx.server}: ${verdict.reason}\n`);
     record(ctx, { host: url.hostname, port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "http" }, started);
     return;
   }
   const headers: http.OutgoingHttpHeaders = { ...req.headers, host: url.host }; // the checked name, not another on that address
   for (const h of HOP_BY_HOP) delete headers[h];
+  // a body sent chunked goes on chunked: without framing, a GET's body would reach the host as a request of its own
+  if (req.headers["transfer-encoding"] !== undefined && req.headers["content-length"] === undefined) headers["transfer-encoding"] = "chunked";
   const up = http.request({ host: verdict.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, agent: false, setHost: false, timeout: CONNECT_TIMEOUT_MS });
   let socket: net.Socket | undefined;
   let failure: string | undefined;
@@ -140,15 +163,16 @@ async function plainHttp(ctx: Ctx, req: http.IncomingMessage, res: http.ServerRe
   });
   req.pipe(up);
   res.on("close", () => {
+    release?.();
     up.destroy();
     const r = { host: url.hostname, port, outcome: "ok" as const, bytesUp: socket?.bytesWritten ?? 0, bytesDown: socket?.bytesRead ?? 0, via: "http" as const };
     record(ctx, failure ? { ...r, reason: failure } : r, started);
   });
 }
 
-function refusal(server: string, what: string, reason: string): string {
+function refusal(server: string, what: string, reason: string, status: 403 | 503 = 403): string {
   const body = `mcpbox egress: ${what} is not allowed for server ${server}: ${reason}\n`;
-  return `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nx-mcpbox-egress: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : "Service Unavailable"}\r\ncontent-type: text/plain\r\nx-mcpbox-egress: denied\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
 }
 
 const shown = (s: string | undefined) => (s ?? "").replace(/[^\x21-\x7e]/g, "?").slice(0, 255);
