@@ -1,8 +1,13 @@
 /**
  * The mount denylist (SPEC 2.3): host paths that hand over the host when a container sees them. Pure: the home, the
- * environment variables, realpath and the case rule come in, so tests can fake any machine.
+ * environment variables, realpath, the case rule and the OS (its path rules) come in, so tests can fake any machine.
  */
 import path from "node:path";
+
+type PathApi = typeof path.posix;
+
+/** The path rules of an OS (undefined: this host's). */
+export const pathsOf = (platform?: NodeJS.Platform): PathApi => (platform === undefined ? path : platform === "win32" ? path.win32 : path.posix);
 
 export type Danger = { kind: "sensitive" | "docker-socket"; what: string };
 
@@ -13,6 +18,8 @@ export interface DenyEnv {
   realpath: (p: string) => string;
   /** does the file system holding p ignore case (macOS and Windows by default)? */
   caseInsensitive: (p: string) => boolean;
+  /** whose path rules (Windows: drive letters, backslashes, UNC); default this host's */
+  platform?: NodeJS.Platform;
 }
 
 interface Entry {
@@ -21,7 +28,7 @@ interface Entry {
   what: string;
 }
 
-const SOCKET_NAMES = /(^|\/)(docker|podman|containerd|dockershim)\.sock$/i;
+const SOCKET_NAMES = /(^|[\\/])(docker|podman|containerd|dockershim)\.sock$/i;
 
 /** Credential files and folders under the home folder: each one alone hands over an account. */
 const CREDENTIALS = [
@@ -29,31 +36,60 @@ const CREDENTIALS = [
   ".pypirc", ".git-credentials", ".config/git/credentials", ".config/containers", ".password-store", ".vault-token",
 ];
 
+/** Where macOS and Windows keep an account's keys and tokens, under the home folder. */
+const MACOS_CREDENTIALS = ["Library/Keychains"];
+const WINDOWS_CREDENTIALS = [
+  "AppData/Roaming/Microsoft/Credentials", "AppData/Local/Microsoft/Credentials", "AppData/Roaming/Microsoft/Protect",
+  "AppData/Roaming/gcloud", "AppData/Roaming/GitHub CLI",
+];
+/** Docker Desktop's own folders on macOS: its Linux VM and the engine's socket live there. */
+const MACOS_ENGINE_DIRS = ["Library/Containers/com.docker.docker", "Library/Group Containers/group.com.docker"];
+
 /** Folders that hold a container engine's socket (Docker, Podman, Colima, Lima, Rancher Desktop, OrbStack). */
 const HOME_ENGINE_DIRS = [".local/share/containers", ".colima", ".docker/run", ".lima", ".rd", ".orbstack"];
 const SYSTEM_ENGINE_PATHS = [
   "/run/docker.sock", "/var/run/docker.sock", "/run/user", "/run/podman", "/var/run/podman", "/run/containerd",
   "/var/run/containerd", "/var/lib/docker", "/var/lib/containerd",
 ];
+/** Windows: the engines' data and their WSL distributions (Docker Desktop's own Linux holds the engine). */
+const WINDOWS_ENGINE_PATHS = [
+  "C:\\ProgramData\\docker", "C:\\ProgramData\\DockerDesktop", "C:\\ProgramData\\containers",
+  "\\\\wsl$\\docker-desktop", "\\\\wsl$\\docker-desktop-data", "\\\\wsl.localhost\\docker-desktop", "\\\\wsl.localhost\\docker-desktop-data",
+];
+/** Where Windows keeps what runs it: a container that may read it reads every account's secrets (SAM, registry). */
+const WINDOWS_SENSITIVE = ["C:\\Windows"];
+/** A path inside a WSL distribution, as Windows names it: \\wsl$\<distro>\... or \\wsl.localhost\<distro>\... */
+const WSL_PATH = /^\\\\wsl(?:\$|\.localhost)\\([^\\]+)(\\.*)?$/i;
 
 /** Every denied path of this machine, with why. */
 export function deniedPaths(env: DenyEnv): Entry[] {
+  const path = pathsOf(env.platform);
+  const windows = env.platform === "win32";
   const home = path.resolve(env.home);
   const inHome = (p: string) => path.join(home, p);
+  const shown = (p: string) => `~/${p}`;
   const entries: Entry[] = [
-    { path: "/etc", kind: "sensitive", what: "/etc" },
-    ...CREDENTIALS.map((p) => ({ path: inHome(p), kind: "sensitive" as const, what: `~/${p}` })),
-    ...SYSTEM_ENGINE_PATHS.map((p) => ({ path: p, kind: "docker-socket" as const, what: `${p}, which holds a container engine socket` })),
-    ...HOME_ENGINE_DIRS.map((p) => ({ path: inHome(p), kind: "docker-socket" as const, what: `~/${p}, which holds a container engine socket` })),
+    ...(windows ? WINDOWS_SENSITIVE : ["/etc"]).map((p) => ({ path: p, kind: "sensitive" as const, what: p })),
+    ...[...CREDENTIALS, ...(windows ? WINDOWS_CREDENTIALS : env.platform === "darwin" ? MACOS_CREDENTIALS : [])].map((p) => ({
+      path: inHome(p),
+      kind: "sensitive" as const,
+      what: shown(p),
+    })),
+    ...(windows ? WINDOWS_ENGINE_PATHS : SYSTEM_ENGINE_PATHS).map((p) => ({ path: p, kind: "docker-socket" as const, what: `${p}, which holds a container engine socket` })),
+    ...[...HOME_ENGINE_DIRS, ...(env.platform === "darwin" ? MACOS_ENGINE_DIRS : [])].map((p) => ({
+      path: inHome(p),
+      kind: "docker-socket" as const,
+      what: `${shown(p)}, which holds a container engine socket`,
+    })),
   ];
   const runtime = env.vars.XDG_RUNTIME_DIR;
-  if (runtime && path.isAbsolute(runtime)) {
+  if (runtime && path.isAbsolute(runtime) && !windows) {
     entries.push({ path: runtime, kind: "docker-socket", what: `$XDG_RUNTIME_DIR (${runtime}), which holds engine sockets` });
   }
-  const socketDir = unixSocketDir(env.vars.DOCKER_HOST);
+  const socketDir = unixSocketDir(env.vars.DOCKER_HOST, env.platform);
   if (socketDir) entries.push({ path: socketDir, kind: "docker-socket", what: `${socketDir}, which holds the DOCKER_HOST socket` });
   const mcpboxHome = env.vars.MCPBOX_HOME || inHome(".mcpbox");
-  entries.push({ path: path.resolve(mcpboxHome), kind: "sensitive", what: `$MCPBOX_HOME (${tilde(path.resolve(mcpboxHome), home)})` });
+  entries.push({ path: path.resolve(mcpboxHome), kind: "sensitive", what: `$MCPBOX_HOME (${tilde(path.resolve(mcpboxHome), home, env.platform)})` });
   // a symlinked entry (~/.ssh -> /data/keys) is denied at its target too
   return entries.flatMap((e) => {
     const real = env.realpath(e.path);
@@ -62,8 +98,9 @@ export function deniedPaths(env: DenyEnv): Entry[] {
 }
 
 /** The folder of a `unix://` DOCKER_HOST socket, or undefined. */
-export function unixSocketDir(dockerHost: string | undefined): string | undefined {
+export function unixSocketDir(dockerHost: string | undefined, platform?: NodeJS.Platform): string | undefined {
   if (!dockerHost?.startsWith("unix://")) return undefined;
+  const path = pathsOf(platform);
   const socket = dockerHost.slice("unix://".length);
   return path.isAbsolute(socket) ? path.dirname(socket) : undefined;
 }
@@ -73,28 +110,53 @@ export function unixSocketDir(dockerHost: string | undefined): string | undefine
  * inside one, or a folder that contains one.
  */
 export function denyReason(source: string, env: DenyEnv): Danger | undefined {
+  const path = pathsOf(env.platform);
   const ci = env.caseInsensitive(source);
   const fold = (p: string) => (ci ? path.resolve(p).toLowerCase() : path.resolve(p));
   const p = fold(source);
   if (SOCKET_NAMES.test(p)) return { kind: "docker-socket", what: "a container engine socket" };
-  if (p === "/") return { kind: "sensitive", what: "the root filesystem" };
+  if (env.platform === "win32") {
+    const wsl = wslDanger(path.resolve(source));
+    if (wsl) return wsl;
+  }
+  if (path.parse(p).root === p) return { kind: "sensitive", what: p === "/" ? "the root filesystem" : `the whole drive ${path.resolve(source)}` };
   if (p === fold(env.home) || p === fold(env.realpath(env.home))) return { kind: "sensitive", what: "your home folder" };
   const entries = deniedPaths(env);
   // sockets first: the more serious refusal names the more serious opt-in
   for (const kind of ["docker-socket", "sensitive"] as const) {
     for (const e of entries.filter((x) => x.kind === kind)) {
       const d = fold(e.path);
-      if (p === d || isInside(p, d)) return { kind, what: e.what };
-      if (isInside(d, p)) return { kind, what: `a folder that contains ${e.what.split(",")[0]}${kind === "docker-socket" ? " (a container engine socket)" : ""}` };
+      if (p === d || isInside(p, d, path)) return { kind, what: e.what };
+      if (isInside(d, p, path)) return { kind, what: `a folder that contains ${e.what.split(",")[0]}${kind === "docker-socket" ? " (a container engine socket)" : ""}` };
     }
   }
   return undefined;
 }
 
-export const isInside = (child: string, parent: string): boolean => {
-  const rel = path.relative(parent, child);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+/**
+ * A WSL distribution's files seen from Windows: the distribution's own Linux rules apply inside it (its /etc, its
+ * engine sockets, the credentials of the home folder named in the path); Docker Desktop's distributions hold the engine.
+ */
+function wslDanger(source: string): Danger | undefined {
+  const m = WSL_PATH.exec(source);
+  if (!m) return undefined;
+  const distro = m[1]!;
+  if (/^docker-desktop/i.test(distro)) return { kind: "docker-socket", what: `WSL's ${distro}, which holds Docker Desktop's engine` };
+  const inner = (m[2] ?? "\\").replaceAll("\\", "/");
+  if (inner === "/") return { kind: "sensitive", what: `the root filesystem of WSL's ${distro}` };
+  const user = /^\/home\/([^/]+)/.exec(inner)?.[1];
+  const linux: DenyEnv = { home: user ? `/home/${user}` : "/root", vars: {}, realpath: (x) => x, caseInsensitive: () => false, platform: "linux" };
+  const d = denyReason(inner, linux);
+  return d && { ...d, what: `${d.what.replace(/^~\//, `${linux.home}/`)} in WSL's ${distro}` };
+}
+
+export const isInside = (child: string, parent: string, paths: PathApi = path): boolean => {
+  const rel = paths.relative(parent, child);
+  return rel !== "" && !rel.startsWith("..") && !paths.isAbsolute(rel);
 };
 
-export const tilde = (p: string, home: string): string =>
-  p.startsWith(home + path.sep) ? `~/${path.relative(home, p)}` : p;
+/** ~/x for a path under home (with "/" on every OS: the way people write it in the config). */
+export const tilde = (p: string, home: string, platform?: NodeJS.Platform): string => {
+  const paths = pathsOf(platform);
+  return p.startsWith(home + paths.sep) ? `~/${paths.relative(home, p).split(paths.sep).join("/")}` : p;
+};

@@ -6,7 +6,7 @@ import path from "node:path";
 import type { ParsedServer } from "./schema.ts";
 import type { Problem } from "./problems.ts";
 import { hostPath } from "./resolve.ts";
-import { denyReason, type DenyEnv } from "./_denylist.ts";
+import { denyReason, pathsOf, type DenyEnv } from "./_denylist.ts";
 import { writableDanger, type WritableEnv } from "./_writable.ts";
 
 export type MountEnv = DenyEnv & WritableEnv & { modules: readonly string[] };
@@ -30,7 +30,7 @@ export function checkMounts(
   for (const { m, where } of all) {
     // a mount in defaults is lifted under defaults; a server's own under that server
     const optIn = (flag: keyof DangerFlags) => `${where[0] === "defaults" ? "defaults" : at.join(".")}.dangerous.${flag}`;
-    const source = hostPath(dir, m.source, env.home);
+    const source = sourceOf(dir, m.source, env);
     const at_ = [...where, "source"];
     if (!env.exists(source)) {
       problems.push({
@@ -41,7 +41,9 @@ export function checkMounts(
       });
     }
     for (const [key, value] of [["source", m.source], ["target", m.target]] as const) {
-      if (value.includes(":")) {
+      // a Windows source starts with its drive (C:\Users\me\reports), which Docker's bind syntax reads as one
+      const rest = key === "source" && env.platform === "win32" ? value.replace(/^[A-Za-z]:(?=[\\/])/, "") : value;
+      if (rest.includes(":")) {
         problems.push({
           severity: "error",
           path: [...where, key],
@@ -108,7 +110,7 @@ export function checkNesting(config: { defaults?: { mounts?: ParsedServer["mount
     ...Object.entries(config.servers).flatMap(([name, s]) =>
       (s.mounts ?? []).map((m, i) => ({ m, where: ["servers", name, "mounts", i] as PropertyKey[], owner: `server ${name}` })),
     ),
-  ].map((x) => ({ ...x, real: env.realpath(hostPath(dir, x.m.source, env.home)) }));
+  ].map((x) => ({ ...x, real: env.realpath(sourceOf(dir, x.m.source, env)) }));
   for (const inner of all) {
     const outer = all.find((w) => w.m.readOnly === false && w !== inner && isStrictlyInside(inner.real, w.real));
     if (!outer) continue;
@@ -119,6 +121,15 @@ export function checkNesting(config: { defaults?: { mounts?: ParsedServer["mount
       hint: `mount ${outer.m.source} read-only, or mount folders that do not nest (${outer.where.map(String).join(".")})`,
     });
   }
+}
+
+/** resolve.ts's hostPath with the path rules of the OS the checks are for (the same as the host's outside tests). */
+function sourceOf(dir: string, source: string, env: MountEnv): string {
+  if (env.platform === undefined) return hostPath(dir, source, env.home);
+  const p = pathsOf(env.platform);
+  if (source === "~") return env.home;
+  if (source.startsWith("~/")) return p.join(env.home, source.slice(2));
+  return p.resolve(dir, source);
 }
 
 function isStrictlyInside(child: string, parent: string): boolean {

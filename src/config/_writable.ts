@@ -4,10 +4,9 @@
  * sockets; an MCP client's configuration says which commands the client starts; shell startup files and a
  * repository's .git (hooks, core.fsmonitor) run at the next login or git command.
  */
-import path from "node:path";
 import { CLIENTS } from "../clients/registry.ts";
 import { platformDirs } from "../clients/paths.ts";
-import { isInside, tilde } from "./_denylist.ts";
+import { isInside, pathsOf, tilde } from "./_denylist.ts";
 
 export interface WritableEnv {
   home: string;
@@ -40,7 +39,9 @@ const STARTUP_PATHS = [
 const PROJECT_MARKERS = [".git", ".claude", ...new Set(CLIENTS.flatMap((c) => (c.projectFile ? [c.projectFile.split("/")[0]!] : [])))];
 
 export function guardedPaths(configModules: readonly string[], env: WritableEnv): Guarded[] {
+  const path = pathsOf(env.platform);
   const home = path.resolve(env.home);
+  const tilde_ = (p: string) => tilde(p, home, env.platform);
   const d = platformDirs({ platform: env.platform, home, env: env.vars });
   const clientPaths = new Set([
     ...CLIENT_HOME_PATHS.map((p) => path.join(home, p)),
@@ -53,9 +54,9 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
   ]);
   const mcpboxHome = path.resolve(env.vars.MCPBOX_HOME || path.join(home, ".mcpbox"));
   const guarded: Guarded[] = [
-    ...configModules.map((m) => ({ path: m, what: `${tilde(m, home)}, which the config runs`, rule: "holder" as const })),
-    { path: mcpboxHome, what: `$MCPBOX_HOME (${tilde(mcpboxHome, home)})`, rule: "area" },
-    ...[...clientPaths].map((p) => ({ path: p, what: `${tilde(p, home)}, an MCP client's configuration`, rule: "area" as const })),
+    ...configModules.map((m) => ({ path: m, what: `${tilde_(m)}, which the config runs`, rule: "holder" as const })),
+    { path: mcpboxHome, what: `$MCPBOX_HOME (${tilde_(mcpboxHome)})`, rule: "area" },
+    ...[...clientPaths].map((p) => ({ path: p, what: `${tilde_(p)}, an MCP client's configuration`, rule: "area" as const })),
     ...STARTUP_PATHS.map((p) => ({ path: path.join(home, p), what: `~/${p}, which the host runs`, rule: "area" as const })),
   ];
   return guarded.flatMap((g) => {
@@ -66,6 +67,7 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
 
 /** Why a writable mount of `source` (absolute, symlinks resolved) would let the container change code the host runs. */
 export function writableDanger(source: string, configModules: readonly string[], env: WritableEnv): string | undefined {
+  const path = pathsOf(env.platform);
   const ci = env.caseInsensitive(source);
   const fold = (p: string) => (ci ? path.resolve(p).toLowerCase() : path.resolve(p));
   const p = fold(source);
@@ -73,13 +75,13 @@ export function writableDanger(source: string, configModules: readonly string[],
   // the most precise reason first: the path itself, then what it holds, then what it is inside
   const same = guarded.find((g) => g.q === p);
   if (same) return `is ${same.what}`;
-  const held = guarded.find((g) => isInside(g.q, p));
+  const held = guarded.find((g) => isInside(g.q, p, path));
   if (held) return `holds ${held.what}`;
-  const around = guarded.find((g) => g.rule === "area" && isInside(p, g.q));
+  const around = guarded.find((g) => g.rule === "area" && isInside(p, g.q, path));
   if (around) return `is inside ${around.what}`;
   for (const marker of PROJECT_MARKERS) {
     if (env.exists(path.join(source, marker))) return `holds ${marker}, which git or an MCP client runs from`;
   }
-  if (p.split("/").includes(".git")) return "is inside a repository's .git folder (hooks run on the host)";
+  if (p.split(/[\\/]/).includes(".git")) return "is inside a repository's .git folder (hooks run on the host)";
   return undefined;
 }
