@@ -9,7 +9,12 @@ import { hostPath } from "./resolve.ts";
 import { denyReason, pathsOf, type DenyEnv } from "./_denylist.ts";
 import { writableDanger, type WritableEnv } from "./_writable.ts";
 
-export type MountEnv = DenyEnv & WritableEnv & { modules: readonly string[] };
+export type MountEnv = DenyEnv &
+  WritableEnv & {
+    modules: readonly string[];
+    /** why the engine found cannot mount a source (docker/file-sharing.ts for Docker Desktop), or undefined */
+    fileSharing?: (source: string) => string | undefined;
+  };
 type DangerFlags = NonNullable<ParsedServer["dangerous"]>;
 type Located = { m: NonNullable<ParsedServer["mounts"]>[number]; where: PropertyKey[] };
 
@@ -68,6 +73,11 @@ export function checkMounts(
         message: `mounts ${danger.what}, which is refused`,
         hint: `mount only the folder the server needs, or set ${optIn("allowSensitiveMounts")}: true`,
       });
+    }
+    // a warning: the engine at serve time may be another one than validate found
+    const sharing = env.exists(source) ? env.fileSharing?.(real) : undefined;
+    if (sharing) {
+      problems.push({ severity: "warning", path: at_, message: sharing, hint: "add the folder in Docker Desktop → Settings → Resources → File sharing, or move it under a shared folder" });
     }
     const writable = m.readOnly === false ? writableDanger(real, env.modules, env) : undefined;
     if (writable !== undefined) {

@@ -135,3 +135,20 @@ describe("path helpers follow the OS given", () => {
     expect(tilde("/Users/me/Library", "/Users/me", "darwin")).toBe("~/Library");
   });
 });
+
+describe("Docker Desktop file sharing in validate (a warning: serve may use another engine)", () => {
+  it("warns about a source outside the shared folders, with the fix", () => {
+    const problems: Problem[] = [];
+    const env = machine("darwin", { fileSharing: (s) => (s.startsWith("/Users/") ? undefined : `${s} is not shared with Docker Desktop`) });
+    const server = { template: "node", package: "x@1", mounts: [{ source: "/opt/data", target: "/a" }, { source: "/Users/me/r", target: "/b" }] };
+    checkMounts(server as never, [], {}, ["servers", "s"], "/Users/me", env, problems);
+    expect(problems).toEqual([
+      {
+        severity: "warning",
+        path: ["servers", "s", "mounts", 0, "source"],
+        message: "/opt/data is not shared with Docker Desktop",
+        hint: "add the folder in Docker Desktop → Settings → Resources → File sharing, or move it under a shared folder",
+      },
+    ]);
+  });
+});
