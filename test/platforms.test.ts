@@ -192,6 +192,39 @@ describe("engine discovery through the binary (no DOCKER_HOST)", () => {
     const gone = colimaHome("colima-stopped", false);
     const r = ps(gone.home);
     expect(r.status).toBe(3);
-    expect(r.stderr).toContain(`no Docker engine reachable at unix://${gone.socket}`);
+    expect(r.stderr).toContain(`no Docker engine reachable at unix://${gone.socket} (Docker context colima, from ~/.docker/config.json currentContext)`);
+    expect(r.stderr).toContain("hint: start Docker (`sudo systemctl start docker`), rootless Docker");
   });
+});
+
+describe("npm install -g mcpbox (the package runs on the Node it declares)", () => {
+  it("npm pack, installed into a temp prefix with the machine's Node 20: --version, validate, schema", () => {
+    const sys = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: work, NO_COLOR: "1", npm_config_update_notifier: "false" };
+    const nodeVersion = execFileSync("node", ["--version"], { env: sys, encoding: "utf8" }).trim();
+    // package.json says engines >= 20: the lowest declared major is the one that proves it (ENVIRONMENT.md: 20.20)
+    expect(nodeVersion, "the machine's node should be the lowest declared Node (20)").toMatch(/^v20\./);
+    const packs = path.join(work, "packs");
+    fs.mkdirSync(packs);
+    const packed = JSON.parse(execFileSync("npm", ["pack", "--json", "--pack-destination", packs], { cwd: REPO, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })) as { filename: string; files: { path: string }[] }[];
+    const shipped = packed[0]!.files.map((f) => f.path);
+    expect(shipped).toContain("dist/npm/mcpbox.mjs");
+    expect(shipped).toContain("dist/templates/node/Dockerfile");
+    expect(shipped.some((f) => f.startsWith("src/") || f === "dist/mcpbox")).toBe(false);
+    const prefix = path.join(work, "prefix");
+    execFileSync("npm", ["install", "-g", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", prefix, path.join(packs, packed[0]!.filename)], {
+      env: sys,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const env = { ...sys, PATH: `${path.join(prefix, "bin")}:${sys.PATH}`, MCPBOX_HOME: path.join(work, ".mcpbox-npm") };
+    const mcpbox = (args: string[]) => spawnSync("mcpbox", args, { cwd: work, env, encoding: "utf8", timeout: 60_000 });
+    const version = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
+    expect(mcpbox(["--version"]).stdout.trim()).toBe(version);
+    const ok = mcpbox(["validate"]);
+    expect(ok.stderr + ok.stdout).toMatch(/sandbox\.config\.ts is valid: 1 server/);
+    expect(ok.status).toBe(0);
+    const bad = mcpbox(["validate", "--config", "bad.config.json"]);
+    expect(bad.stderr).toMatch(/^bad\.config\.json: servers\.x\.mounts\.0\.source: mounts \/etc, which is refused/m);
+    expect(bad.stderr).not.toMatch(/^\s+at /m);
+    expect(JSON.parse(mcpbox(["schema"]).stdout)).toMatchObject({ type: "object" });
+  }, 300_000);
 });

@@ -148,13 +148,18 @@ export function dockerodeOptions(c: EngineCandidate | undefined): Record<string,
 /** What `doctor` says about the engine: which one and from where, or, when none, what to start on this OS. */
 export function engineSentence(d: Discovery, platform: NodeJS.Platform): string {
   if (d.found) return `container engine: ${d.found.label} at ${d.found.host} (from ${d.found.from})`;
+  const where = d.looked.map((c) => socketOf(c.host)).join(", ");
+  return `no container engine found (looked at ${where}): ${startHint(platform)}`;
+}
+
+/** What to start on this OS when no engine answers. */
+export function startHint(platform: NodeJS.Platform): string {
   const start: Record<string, string> = {
     darwin: "start Docker Desktop, OrbStack, Colima (`colima start`), Rancher Desktop or a Podman machine (`podman machine start`)",
     win32: "start Docker Desktop, Rancher Desktop or a Podman machine (`podman machine start`)",
     linux: "start Docker (`sudo systemctl start docker`), rootless Docker (`systemctl --user start docker`) or Podman (`systemctl --user start podman.socket`)",
   };
-  const where = d.looked.map((c) => socketOf(c.host)).join(", ");
-  return `no container engine found (looked at ${where}): ${start[platform] ?? start.linux}, or set DOCKER_HOST`;
+  return `${start[platform] ?? start.linux}, or set DOCKER_HOST`;
 }
 
 /** The real machine's discovery inputs. */

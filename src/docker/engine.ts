@@ -4,7 +4,7 @@
  */
 import Docker from "dockerode";
 import { McpboxError, messageOf } from "../errors.ts";
-import { discoverEngine, dockerodeOptions, hostDiscoveryEnv, type Discovery } from "./discover.ts";
+import { discoverEngine, dockerodeOptions, hostDiscoveryEnv, startHint, type Discovery } from "./discover.ts";
 
 export type { default as Docker } from "dockerode";
 
@@ -47,7 +47,8 @@ export async function connectEngine(docker: Docker = engine()): Promise<EngineIn
 
 export function engineError(e: unknown): McpboxError {
   const code = (e as { code?: string } | null)?.code;
-  const where = engineAddress();
+  const found = process.env.DOCKER_HOST ? undefined : engineDiscovery().found;
+  const where = `${engineAddress()}${found ? ` (${found.label}, from ${found.from})` : ""}`;
   if (code === "EACCES" || code === "EPERM") {
     return new McpboxError("environment", `no permission to use the Docker engine at ${where}`, {
       hint: "add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or use rootless Docker",
@@ -56,7 +57,7 @@ export function engineError(e: unknown): McpboxError {
   }
   if (code === "ENOENT" || code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT") {
     return new McpboxError("environment", `no Docker engine reachable at ${where}`, {
-      hint: "start Docker (Docker Desktop, `sudo systemctl start docker`, or `dockerd`), or set DOCKER_HOST",
+      hint: startHint(process.platform),
       cause: e,
     });
   }
