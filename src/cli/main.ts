@@ -62,9 +62,17 @@ export function buildProgram(onRun: (exitCode: number) => void): Command {
 
   program
     .command("serve")
-    .description("the stdio gateway an MCP client launches")
+    .description("the stdio gateway an MCP client launches (or Streamable HTTP with --http)")
     .argument("[server...]", "only these servers")
+    .option("--http [host:port]", "serve Streamable HTTP at http://<host:port>/mcp instead of stdio (default 127.0.0.1:8808)")
+    .option("--allow-unauthenticated", "with --http on a loopback address: take requests without the bearer token")
     .action(lazy(() => import("./commands/serve.ts")));
+
+  program
+    .command("token")
+    .description("print the bearer token that serve --http requires (made on first use)")
+    .option("--rotate", "replace it with a new one (the old one stops working at once)")
+    .action(lazy(() => import("./commands/token.ts")));
 
   program
     .command("tools")
@@ -79,7 +87,8 @@ export function buildProgram(onRun: (exitCode: number) => void): Command {
     .command("config")
     .description("print or write the MCP client configuration")
     .argument("<client>", "claude-desktop, claude-code, cursor, vscode, windsurf, zed, cline, continue, goose, gemini-cli, codex, lm-studio, opencode")
-    .addOption(new Option("--mode <mode>", "one gateway entry, or one docker run entry per server").choices(["gateway", "direct"]).default("gateway"))
+    .addOption(new Option("--mode <mode>", "one gateway entry, one docker run entry per server, or the URL of serve --http").choices(["gateway", "direct", "http"]).default("gateway"))
+    .option("--http <host:port>", "with --mode http: the address serve --http listens on (default 127.0.0.1:8808)")
     .option("--write", "merge into the client's config file (backup first)")
     .option("--file <path>", "the client's config file (default: its usual location)")
     .action(lazy(() => import("./commands/config.ts")));

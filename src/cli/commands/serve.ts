@@ -1,6 +1,7 @@
 /**
- * `mcpbox serve [server...]` (SPEC 4): the stdio gateway an MCP client launches. stdout carries only JSON-RPC;
- * everything human goes to stderr. Returns when stdin ends or on SIGINT/SIGTERM, after every container is removed.
+ * `mcpbox serve [server...] [--http [host:]port]` (SPEC 4): the stdio gateway an MCP client launches. stdout carries
+ * only JSON-RPC; everything human goes to stderr. Returns when stdin ends or on SIGINT/SIGTERM, after every container
+ * is removed. With --http it serves Streamable HTTP instead (4.9, src/http) and stdin plays no part: only a signal stops it.
  */
 import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
@@ -11,6 +12,7 @@ import { publishGateway } from "../../monitor/publisher.ts";
 import { EXIT, messageOf } from "../../errors.ts";
 import { ISSUES_URL, VERSION } from "../../version.ts";
 import { terminalLine } from "../../text/terminal.ts";
+import { httpSettings, serveHttp } from "../../http/run.ts";
 
 // the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes
 const log = (line: string) => void process.stderr.write(`mcpbox: ${terminalLine(line)}\n`);
@@ -21,6 +23,7 @@ const STOP_DEADLINE_MS = 4000;
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
   // a stray rejection in one server's traffic must not take every other server down with the gateway
   process.on("unhandledRejection", (e) => log(`internal error (the gateway keeps running): ${messageOf(e)}`));
+  const http = httpSettings(ctx.options); // bad flags and an untrusted token file stop serve before anything starts
   const stop = stopRequests(); // first: a signal stops serve at any moment, also while the config loads
   const starting = startGateway(ctx, names);
   starting.catch(() => {}); // a failure after a stop request is of no interest
@@ -31,13 +34,28 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
     return stop.failed() ? EXIT.internal : 0;
   }
   const { gateway, publication } = started;
-  const closed = new Promise<string>((resolve) => (gateway.server.onclose = () => resolve("the client closed stdin")));
-  await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
-  gateway.startEager();
-
-  const why = await Promise.race([stop.reason, closed]);
+  let why: string;
+  let listener: { close(): Promise<void> } | undefined;
+  if (http) {
+    const served = await serveHttp(gateway, http, log).catch((e: unknown) => e as Error);
+    if (served instanceof Error) {
+      await within(Promise.all([publication?.close().catch(() => {}), gateway.close().catch(() => {})]), STOP_DEADLINE_MS);
+      throw served;
+    }
+    listener = served;
+    gateway.startEager();
+    why = await stop.reason;
+  } else {
+    const session = await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
+    gateway.startEager();
+    why = await Promise.race([stop.reason, session.closed.then(() => "the client closed stdin")]);
+  }
   log(`stopping (${why})`);
-  const done = Promise.all([publication?.close().catch(() => {}), gateway.close().catch((e: unknown) => log(`stopping: ${messageOf(e)}`))]);
+  const closeAll = async () => {
+    await listener?.close().catch(() => {}); // the clients first: their calls are cancelled, no new ones arrive
+    await gateway.close().catch((e: unknown) => log(`stopping: ${messageOf(e)}`));
+  };
+  const done = Promise.all([publication?.close().catch(() => {}), closeAll()]);
   if (!(await within(done, STOP_DEADLINE_MS))) log("stopping took too long: the reaper removes the containers left");
   return stop.failed() ? EXIT.internal : 0;
 }

@@ -1,0 +1,198 @@
+/**
+ * `serve --http` (SPEC 4.9): Node's http server in front of the SDK's Streamable HTTP transport, at `/mcp`.
+ * This file decides only who may talk and which transport a request belongs to; the SDK transport speaks the
+ * protocol (SSE, the GET stream, DELETE, JSON-RPC framing). Every request passes guard.ts first (Host, Origin,
+ * token), then: a known Mcp-Session-Id goes to its session; an unknown one is 404; an `initialize` without one opens
+ * a session; a request without one that says it speaks a stateless revision gets a transport of its own.
+ */
+import http from "node:http";
+import { randomUUID } from "node:crypto";
+import type { AddressInfo } from "node:net";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { hostPort, type ListenAddress } from "./address.ts";
+import { readBody } from "./body.ts";
+import { allowedHosts, checkBearer, checkHost, checkOrigin, type Refusal } from "./guard.ts";
+import type { TokenSource } from "./token.ts";
+
+export const MCP_PATH = "/mcp";
+/** revisions a client speaks without a session (no initialize): each request stands alone */
+const STATELESS_REVISIONS = new Set(["2026-07-28"]);
+
+/** The gateway side: serves one client over `transport` until it closes; throws ClientRefused to turn it away. */
+export interface ClientHost {
+  open(transport: Transport, kind: "session" | "stateless"): Promise<void>;
+}
+
+/** Thrown by ClientHost.open: the client is told `message` with `status` (e.g. 503 while one client is served). */
+export class ClientRefused extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+export interface HttpOptions {
+  listen: ListenAddress;
+  /** undefined: --allow-unauthenticated */
+  token: TokenSource | undefined;
+  host: ClientHost;
+  log: (line: string) => void;
+  maxBodyBytes: number;
+}
+
+export interface HttpGateway {
+  url: string;
+  /** open sessions (for tests and the monitor) */
+  sessions: () => number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+}
+
+export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
+  const sessions = new Map<string, Session>();
+  const opened = new Set<StreamableHTTPServerTransport>();
+  let hosts = allowedHosts(options.listen);
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      options.log(`http: ${e instanceof Error ? e.message : String(e)}`);
+      if (!res.headersSent) reply(res, 500, "Internal error");
+      else res.destroy();
+    });
+  });
+  server.headersTimeout = 30_000;
+  server.requestTimeout = 0; // SSE streams and long calls stay open; the SDK keeps them alive
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://local");
+    const refusal = refuse(req);
+    if (refusal) return reply(res, refusal.status, refusal.message, refusal.status === 401 ? { "www-authenticate": 'Bearer realm="mcpbox"' } : {});
+    if (url.pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
+    if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") return reply(res, 405, "Method not allowed", { allow: "GET, POST, DELETE" });
+
+    const body = req.method === "POST" ? await readBody(req, res, options.maxBodyBytes) : undefined;
+    if (body && !body.ok) return reply(res, body.status, body.message, {}, body.code);
+    const message = body?.ok ? body.value : undefined;
+
+    const id = header(req, "mcp-session-id");
+    if (id !== undefined) {
+      const session = sessions.get(id);
+      if (!session) return reply(res, 404, "Session not found", {}, -32001);
+      return serveRequest(session.transport, req, res, message);
+    }
+    if (req.method === "POST" && isInitialize(message)) return openSession(req, res, message);
+    const revision = header(req, "mcp-protocol-version");
+    if (req.method === "POST" && revision !== undefined && STATELESS_REVISIONS.has(revision)) return serveStateless(req, res, message);
+    return reply(res, 400, "Bad Request: Mcp-Session-Id header is required", {}, -32000);
+  }
+
+  function refuse(req: http.IncomingMessage): Refusal | undefined {
+    const bad = checkHost(header(req, "host"), hosts) ?? checkOrigin(header(req, "origin"));
+    if (bad || !options.token) return bad;
+    const token = options.token.current((e) => options.log(`http: every request is refused: ${e.message}; ${e.hint ?? ""}`));
+    return token === undefined ? { status: 401, message: "Unauthorized" } : checkBearer(header(req, "authorization"), token);
+  }
+
+  async function openSession(req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sid) => {
+        sessions.set(sid, { transport });
+        options.log(`http: client ${sid.slice(0, 8)} connected (${sessions.size} open)`);
+      },
+    });
+    if (!(await attach(transport, "session", res))) return;
+    await serveRequest(transport, req, res, message);
+  }
+
+  async function serveStateless(req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    if (!(await attach(transport, "stateless", res))) return;
+    res.once("close", () => void transport.close().catch(() => {}));
+    await serveRequest(transport, req, res, message);
+  }
+
+  /** Hands a new transport to the gateway; false (the client answered) when it is turned away. */
+  async function attach(transport: StreamableHTTPServerTransport, kind: "session" | "stateless", res: http.ServerResponse): Promise<boolean> {
+    transport.onclose = () => {
+      opened.delete(transport);
+      const sid = transport.sessionId;
+      if (sid !== undefined && sessions.delete(sid)) options.log(`http: client ${sid.slice(0, 8)} disconnected (${sessions.size} open)`);
+    };
+    try {
+      await options.host.open(transport, kind);
+    } catch (e) {
+      if (!(e instanceof ClientRefused)) throw e;
+      reply(res, e.status, e.message);
+      return false;
+    }
+    opened.add(transport);
+    return true;
+  }
+
+  async function close(): Promise<void> {
+    const closing = [...opened].map((t) => t.close().catch(() => {}));
+    server.closeAllConnections();
+    await Promise.all([...closing, new Promise<void>((resolve) => server.close(() => resolve()))]);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.listen.port, options.listen.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  server.on("error", (e) => options.log(`http: ${e.message}`));
+  const port = (server.address() as AddressInfo).port;
+  hosts = allowedHosts({ ...options.listen, port }); // --http host:0 took a port only now
+  return { url: `http://${hostPort(options.listen.host, port)}${MCP_PATH}`, sessions: () => sessions.size, close };
+}
+
+/**
+ * One request into its transport. A client whose connection closes before its calls were answered cancels them: each
+ * request of the body is cancelled as if the client had sent notifications/cancelled, so the gateway cancels the
+ * server's call too.
+ */
+async function serveRequest(transport: StreamableHTTPServerTransport, req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
+  const ids = requestIds(message);
+  if (ids.length > 0) {
+    res.once("close", () => {
+      if (res.writableFinished) return;
+      for (const requestId of ids) {
+        const cancel: JSONRPCMessage = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client disconnected" } };
+        transport.onmessage?.(cancel);
+      }
+    });
+  }
+  await transport.handleRequest(req, res, message);
+}
+
+function requestIds(message: unknown): (string | number)[] {
+  const all = Array.isArray(message) ? message : [message];
+  return all.flatMap((m) => {
+    const o = m as { id?: unknown; method?: unknown } | null;
+    return o && typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number") ? [o.id] : [];
+  });
+}
+
+function isInitialize(message: unknown): boolean {
+  return Array.isArray(message) ? message.some((m) => isInitializeRequest(m)) : isInitializeRequest(message);
+}
+
+function header(req: http.IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** A JSON-RPC error body with the status (what the SDK transport answers for its own refusals). */
+function reply(res: http.ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null });
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body), ...headers });
+  res.end(body);
+}

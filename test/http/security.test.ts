@@ -1,0 +1,155 @@
+/**
+ * The HTTP boundary of `serve --http` (SPEC 4.9, SECURITY.md): only a request with the token, a Host naming the
+ * loopback listener and (when present) a loopback Origin reaches the gateway. Every request here goes to the
+ * listener the test started on 127.0.0.1; none leaves the machine (evil.example is only a header value).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { nodeBaseImage } from "../helpers/images.ts";
+import { auditLines, containersOf } from "../helpers/gateway.ts";
+import { fixtureProject, httpClient, INITIALIZE, killServes, mcpbox, postHeaders, raw, serveHttp, tokenOf, type Served } from "./_serve.ts";
+import type { TestProject } from "../helpers/gateway.ts";
+
+let image: string;
+let p: TestProject;
+let s: Served;
+
+beforeAll(async () => {
+  image = await nodeBaseImage();
+  p = fixtureProject(image);
+  s = await serveHttp(p);
+});
+afterAll(async () => {
+  s.child.kill("SIGTERM");
+  await s.exited;
+  killServes();
+});
+
+describe("the bearer token", () => {
+  it("is made on first use: 32 random bytes in a 0600 file of the private home, printed by mcpbox token", async () => {
+    const file = path.join(p.home, "http-token");
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    const token = tokenOf(p);
+    expect(Buffer.from(token, "base64url")).toHaveLength(32);
+    const printed = await mcpbox(p, ["token"]);
+    expect(printed).toMatchObject({ code: 0, stdout: `${token}\n` });
+  });
+
+  it("missing → 401 with WWW-Authenticate: Bearer, wrong → 401, right → served", async () => {
+    const none = await raw(s.port, "POST", postHeaders(s.port), INITIALIZE);
+    expect(none.status).toBe(401);
+    expect(none.headers["www-authenticate"]).toMatch(/^Bearer\b/);
+    const token = tokenOf(p);
+    const wrong = await raw(s.port, "POST", postHeaders(s.port, { authorization: `Bearer ${token.slice(0, -1)}A` }), INITIALIZE);
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers["www-authenticate"]).toMatch(/^Bearer\b/);
+    for (const r of [none, wrong]) {
+      expect(r.body).not.toContain(token);
+      expect(r.headers["mcp-session-id"]).toBeUndefined();
+    }
+    await expect(httpClient(s.url, "not-the-token")).rejects.toThrow();
+    const { client, transport } = await httpClient(s.url, token);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("fix__echo");
+    await transport.terminateSession();
+    await client.close();
+  });
+
+  it("rotated, the old token is refused for new requests and the new one works", async () => {
+    const old = tokenOf(p);
+    const rotated = await mcpbox(p, ["token", "--rotate"]);
+    expect(rotated.code).toBe(0);
+    const fresh = rotated.stdout.trim();
+    expect(fresh).not.toBe(old);
+    expect(tokenOf(p)).toBe(fresh);
+    expect(fs.statSync(path.join(p.home, "http-token")).mode & 0o777).toBe(0o600);
+    expect((await raw(s.port, "POST", postHeaders(s.port, { authorization: `Bearer ${old}` }), INITIALIZE)).status).toBe(401);
+    const ok = await raw(s.port, "POST", postHeaders(s.port, { authorization: `Bearer ${fresh}` }), INITIALIZE);
+    expect(ok.status).toBe(200);
+  });
+
+  it("is never in the gateway's stderr, its argv, the audit log or an error", async () => {
+    const token = tokenOf(p);
+    const { client, transport } = await httpClient(s.url, token);
+    await client.callTool({ name: "fix__echo", arguments: { text: "audited" } });
+    await transport.terminateSession();
+    await client.close();
+    expect(s.stderr()).not.toContain(token);
+    expect(fs.readFileSync(`/proc/${s.pid}/cmdline`, "utf8")).not.toContain(token);
+    const audit = auditLines(p);
+    expect(audit.length).toBeGreaterThan(0);
+    expect(JSON.stringify(audit)).not.toContain(token);
+  });
+});
+
+describe("DNS rebinding", () => {
+  it("a Host that is not the listener → 403, even with the token", async () => {
+    const auth = { authorization: `Bearer ${tokenOf(p)}` };
+    for (const host of [`evil.example:${s.port}`, "127.0.0.1", `127.0.0.1:${s.port + 1}`]) {
+      const r = await raw(s.port, "POST", postHeaders(s.port, { ...auth, host }), INITIALIZE);
+      expect(r.status, host).toBe(403);
+    }
+    expect((await raw(s.port, "POST", postHeaders(s.port, { ...auth, host: `localhost:${s.port}` }), INITIALIZE)).status).toBe(200);
+  });
+
+  it("an Origin that is not of this machine → 403, even with the token", async () => {
+    const auth = { authorization: `Bearer ${tokenOf(p)}` };
+    for (const origin of ["http://evil.example", "null", `http://evil.example:${s.port}`]) {
+      const r = await raw(s.port, "POST", postHeaders(s.port, { ...auth, origin }), INITIALIZE);
+      expect(r.status, origin).toBe(403);
+    }
+    expect((await raw(s.port, "POST", postHeaders(s.port, { ...auth, origin: "http://localhost:3000" }), INITIALIZE)).status).toBe(200);
+  });
+});
+
+describe("sessions and bodies", () => {
+  it("an unknown session id → 404; a body over the cap → 413 without reading it all", async () => {
+    const auth = { authorization: `Bearer ${tokenOf(p)}` };
+    const list = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const unknown = await raw(s.port, "POST", postHeaders(s.port, { ...auth, "mcp-session-id": "0b4e4a7e-0000-4000-8000-000000000000" }), list);
+    expect(unknown.status).toBe(404);
+    const big = await raw(s.port, "POST", postHeaders(s.port, { ...auth, "content-length": String(17 * 1024 * 1024) }), "");
+    expect(big.status).toBe(413);
+  });
+});
+
+describe("refused before anything starts", () => {
+  afterEach(killServes);
+
+  it("--allow-unauthenticated with a non-loopback address: exit 2, no container", async () => {
+    const q = fixtureProject(image);
+    const r = await mcpbox(q, ["serve", "-c", q.config, "--http", "0.0.0.0:0", "--allow-unauthenticated"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--allow-unauthenticated refuses 0\.0\.0\.0/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("--allow-unauthenticated on loopback serves without a token and warns on stderr", async () => {
+    const q = fixtureProject(image);
+    const open = await serveHttp(q, ["--allow-unauthenticated"]);
+    expect(open.stderr()).toMatch(/warning: serving http:\/\/127\.0\.0\.1:\d+\/mcp WITHOUT a token/);
+    expect(fs.existsSync(path.join(q.home, "http-token"))).toBe(false);
+    const { client, transport } = await httpClient(open.url, undefined);
+    expect((await client.callTool({ name: "fix__echo", arguments: { text: "open" } })).content).toEqual([{ type: "text", text: "open" }]);
+    await transport.terminateSession();
+    await client.close();
+    open.child.kill("SIGINT");
+    expect(await open.exited).toMatchObject({ code: 0 });
+    expect(await containersOf(open.pid)).toEqual([]);
+  });
+
+  it("a token file that group or others can read is refused (serve exit 3, token too) and named", async () => {
+    const q = fixtureProject(image);
+    expect((await mcpbox(q, ["token"])).code).toBe(0);
+    const file = path.join(q.home, "http-token");
+    fs.chmodSync(file, 0o640);
+    const served = await mcpbox(q, ["serve", "-c", q.config, "--http", "127.0.0.1:0"]);
+    expect(served.code).toBe(3);
+    expect(served.stderr).toContain(`the token file ${file} may be read or written by its group (mode 0640)`);
+    expect(served.stderr).not.toContain(fs.readFileSync(file, "utf8").trim());
+    fs.chmodSync(file, 0o604);
+    const printed = await mcpbox(q, ["token"]);
+    expect(printed.code).toBe(3);
+    expect(printed.stdout).toBe("");
+  });
+});
