@@ -4,7 +4,7 @@
  * Docs: https://docs.anthropic.com/en/docs/claude-code/mcp (scopes, file locations, "Environment variable expansion").
  */
 import type { ClientDescriptor } from "./types.ts";
-import { compact, envMap } from "./types.ts";
+import { bearerHeaders, compact, envMap } from "./types.ts";
 import { inHome } from "./paths.ts";
 
 const envRef = (v: string) => `\${${v}}`;
@@ -19,4 +19,5 @@ export const claudeCode: ClientDescriptor = {
   projectFile: ".mcp.json",
   envRef,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
+  renderHttp: (e) => ({ type: "http", url: e.url, headers: bearerHeaders(e, envRef) }),
 };

@@ -20,4 +20,6 @@ export const codex: ClientDescriptor = {
     const forward = Object.keys(e.env);
     return compact({ command: e.command, args: e.args, env_vars: forward.length > 0 ? forward : undefined });
   },
+  // Codex reads the token from the variable itself and refuses an inline bearer_token
+  renderHttp: (e) => ({ url: e.url, bearer_token_env_var: e.tokenVar }),
 };

@@ -3,7 +3,7 @@
  * `${env:NAME}`. Docs: https://cursor.com/docs/mcp (config locations and interpolation).
  */
 import type { ClientDescriptor } from "./types.ts";
-import { compact, envMap } from "./types.ts";
+import { bearerHeaders, compact, envMap } from "./types.ts";
 import { inHome } from "./paths.ts";
 
 const envRef = (v: string) => `\${env:${v}}`;
@@ -18,4 +18,5 @@ export const cursor: ClientDescriptor = {
   projectFile: ".cursor/mcp.json",
   envRef,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
+  renderHttp: (e) => ({ url: e.url, headers: bearerHeaders(e, envRef) }),
 };

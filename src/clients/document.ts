@@ -1,7 +1,8 @@
 /** From mcpbox's entries to a client's text: the snippet alone, or merged into the text of its existing file. */
 import { parse as parseToml } from "smol-toml";
 import { parse as parseYaml } from "yaml";
-import type { ClientDescriptor, StdioEntry } from "./types.ts";
+import { McpboxError } from "../errors.ts";
+import type { ClientDescriptor, HttpEntry, StdioEntry } from "./types.ts";
 import { GATEWAY_ENTRY } from "./entries.ts";
 import { parseJsonc } from "./formats/json.ts";
 import { formatHandler, type Rendered } from "./formats/index.ts";
@@ -10,13 +11,26 @@ export function renderEntries(client: ClientDescriptor, entries: readonly StdioE
   return entries.map((e) => ({ name: e.name, value: client.render(e) }));
 }
 
-export function snippetFor(client: ClientDescriptor, entries: readonly StdioEntry[]): string {
-  return formatHandler(client.format).snippet(client, renderEntries(client, entries));
+/** The URL entry of `serve --http` (`--mode http`); a client without one is told to use the gateway entry. */
+export function renderHttpEntry(client: ClientDescriptor, entry: HttpEntry): Rendered[] {
+  if (!client.renderHttp) {
+    throw new McpboxError("usage", `${client.title} cannot take the token of serve --http from an environment variable or a prompt, and mcpbox writes no secret into a client's file`, {
+      hint: `use --mode gateway for ${client.title} (it starts mcpbox serve over stdio, no token needed)`,
+    });
+  }
+  return [{ name: entry.name, value: client.renderHttp(entry) }];
+}
+
+const rendered = (client: ClientDescriptor, entries: readonly StdioEntry[] | readonly Rendered[]): readonly Rendered[] =>
+  entries.map((e) => ("value" in e ? e : { name: e.name, value: client.render(e) }));
+
+export function snippetFor(client: ClientDescriptor, entries: readonly StdioEntry[] | readonly Rendered[]): string {
+  return formatHandler(client.format).snippet(client, rendered(client, entries));
 }
 
 /** The new text of `file`; equal to `text` when the entries are already there. Throws when `text` does not parse. */
-export function mergedText(client: ClientDescriptor, text: string, entries: readonly StdioEntry[], file: string): string {
-  return formatHandler(client.format).merge(client, text, renderEntries(client, entries), file);
+export function mergedText(client: ClientDescriptor, text: string, entries: readonly StdioEntry[] | readonly Rendered[], file: string): string {
+  return formatHandler(client.format).merge(client, text, rendered(client, entries), file);
 }
 
 /** Names of mcpbox-owned entries (`mcpbox`, `mcpbox-*`) already in the file; unreadable text gives none. */

@@ -5,7 +5,7 @@
  * Docs: https://geminicli.com/docs/tools/mcp-server/ and https://geminicli.com/docs/cli/configuration
  */
 import type { ClientDescriptor } from "./types.ts";
-import { compact, envMap } from "./types.ts";
+import { bearerHeaders, compact, envMap } from "./types.ts";
 import { inHome } from "./paths.ts";
 
 const envRef = (v: string) => `\${${v}}`;
@@ -20,4 +20,5 @@ export const geminiCli: ClientDescriptor = {
   projectFile: ".gemini/settings.json",
   envRef,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
+  renderHttp: (e) => ({ httpUrl: e.url, headers: bearerHeaders(e, envRef) }),
 };

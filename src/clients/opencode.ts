@@ -4,7 +4,7 @@
  * Docs: https://opencode.ai/docs/mcp-servers (and https://opencode.ai/docs/config for {env:...}).
  */
 import type { ClientDescriptor, ForeignEntry } from "./types.ts";
-import { compact, envMap } from "./types.ts";
+import { bearerHeaders, compact, envMap } from "./types.ts";
 import { readCommon, stringMap, strings } from "./_read.ts";
 
 const envRef = (v: string) => `{env:${v}}`;
@@ -21,6 +21,7 @@ export const opencode: ClientDescriptor = {
   envRef,
   render: (e) =>
     compact({ type: "local", command: [e.command, ...e.args], enabled: true, environment: envMap(e, envRef) }),
+  renderHttp: (e) => ({ type: "remote", url: e.url, enabled: true, headers: bearerHeaders(e, envRef) }),
   read: (raw): ForeignEntry => {
     const common = readCommon(raw);
     if (raw.type === "remote") return { ...common, remote: common.remote ?? "remote" };

@@ -32,6 +32,13 @@ export interface StdioEntry {
   env: Record<string, string>;
 }
 
+/** `serve --http` as a client reaches it: the URL, and the host variable that holds the bearer token. */
+export interface HttpEntry {
+  name: string;
+  url: string;
+  tokenVar: string;
+}
+
 /** Where the servers sit in the document: an object keyed by name, or (Continue) a list of objects with `name`. */
 export interface ServersAt {
   path: string[];
@@ -62,6 +69,11 @@ export interface ClientDescriptor {
   serverEnv?: "inherited" | "minimal";
   /** The entry in the client's own shape. */
   render: (entry: StdioEntry) => Record<string, unknown>;
+  /**
+   * The URL entry of `serve --http` in the client's own shape, the token only as a reference to a variable
+   * (`--mode http`). Absent: the client cannot take a header from a variable or a prompt, so it gets no URL entry.
+   */
+  renderHttp?: (entry: HttpEntry) => Record<string, unknown>;
   /** Reads one entry of this client's shape back (for `init --from`); default: command/args/env. */
   read?: (raw: Record<string, unknown>) => ForeignEntry;
 }
@@ -89,6 +101,9 @@ export function envMap(entry: StdioEntry, envRef: ClientDescriptor["envRef"]): R
   if (!envRef || Object.keys(entry.env).length === 0) return undefined;
   return Object.fromEntries(Object.entries(entry.env).map(([name, hostVar]) => [name, envRef(hostVar)]));
 }
+
+/** `Authorization: Bearer <reference to the token variable>` in the client's reference syntax. */
+export const bearerHeaders = (e: HttpEntry, ref: (v: string) => string) => ({ Authorization: `Bearer ${ref(e.tokenVar)}` });
 
 /** Drops undefined fields so rendered entries compare and print cleanly. */
 export function compact<T extends Record<string, unknown>>(o: T): Record<string, unknown> {

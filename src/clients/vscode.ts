@@ -5,7 +5,7 @@
  * VS Code Insiders keeps its own user folder ("Code - Insiders"), so `--write` updates its mcp.json too when it exists.
  */
 import type { ClientDescriptor } from "./types.ts";
-import { compact, envMap } from "./types.ts";
+import { bearerHeaders, compact, envMap } from "./types.ts";
 import { vscodeUserDir } from "./paths.ts";
 
 const envRef = (v: string) => `\${env:${v}}`;
@@ -27,4 +27,5 @@ export const vscode: ClientDescriptor = {
   projectFile: ".vscode/mcp.json",
   envRef,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
+  renderHttp: (e) => ({ type: "http", url: e.url, headers: bearerHeaders(e, envRef) }),
 };

@@ -4,7 +4,7 @@
  * Docs: https://docs.windsurf.com/windsurf/cascade/mcp
  */
 import type { ClientDescriptor } from "./types.ts";
-import { compact, envMap } from "./types.ts";
+import { bearerHeaders, compact, envMap } from "./types.ts";
 import { inHome } from "./paths.ts";
 
 const envRef = (v: string) => `\${env:${v}}`;
@@ -18,4 +18,5 @@ export const windsurf: ClientDescriptor = {
   userFile: inHome(".codeium", "windsurf", "mcp_config.json"),
   envRef,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
+  renderHttp: (e) => ({ serverUrl: e.url, headers: bearerHeaders(e, envRef) }),
 };

@@ -1,6 +1,7 @@
 /**
- * `mcpbox config <client> [--mode gateway|direct] [--write] [--file <path>]`: print the client's configuration
+ * `mcpbox config <client> [--mode gateway|direct|http] [--write] [--file <path>]`: print the client's configuration
  * (stdout holds only the snippet), or merge it into the client's file with a backup, atomically and idempotently.
+ * `--mode http` writes the URL of `serve --http` with the token as a reference to $MCPBOX_TOKEN, never its value.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -9,8 +10,10 @@ import { McpboxError } from "../../errors.ts";
 import { loadConfig } from "../../config/load.ts";
 import { selfCommand } from "../../assets.ts";
 import { getClient } from "../../clients/registry.ts";
-import { buildEntries, type Entries, type Mode } from "../../clients/entries.ts";
-import { mergedText, ownedNames, snippetFor } from "../../clients/document.ts";
+import { buildEntries, GATEWAY_ENTRY, type Entries } from "../../clients/entries.ts";
+import { mergedText, ownedNames, renderHttpEntry, snippetFor } from "../../clients/document.ts";
+import type { Rendered } from "../../clients/formats/index.ts";
+import { hostPort, parseListen } from "../../http/address.ts";
 import { platformDirs } from "../../clients/paths.ts";
 import { readIfExists, writeIfChanged } from "../../clients/write.ts";
 import { writeTargets, type Target } from "../../clients/targets.ts";
@@ -18,26 +21,48 @@ import { findOnPath } from "../../clients/_which.ts";
 import type { ClientDescriptor, StdioEntry } from "../../clients/types.ts";
 import { err, out, paint } from "../output.ts";
 
+type Mode = "gateway" | "direct" | "http";
+
+/** The variable a client's URL entry takes the token from (`export MCPBOX_TOKEN="$(mcpbox token)"`). */
+export const TOKEN_VAR = "MCPBOX_TOKEN";
+
 export async function run(ctx: Context, clientName: string): Promise<number> {
   const client = getClient(clientName);
   const mode = modeOf(ctx.options.mode);
-  const { config } = await loadConfig({ configPath: ctx.configPath, cwd: ctx.cwd });
-  const entries = await entriesFor(mode, config);
-  const notes = [...entries.notes, ...renameNotes(client, entries.entries)];
+  const { entries, notes } = mode === "http" ? httpEntries(client, ctx.options.http) : await stdioEntries(client, mode, ctx);
 
   if (ctx.options.write !== true) {
-    out(snippetFor(client, entries.entries));
+    out(snippetFor(client, entries));
     for (const n of notes) err(`${paint.yellow("note:")} ${n}`);
     if (typeof ctx.options.file === "string") err(`add --write to merge this into ${ctx.options.file}`);
     return 0;
   }
   for (const n of notes) err(`${paint.yellow("note:")} ${n}`);
-  for (const target of targetFiles(client, ctx)) await writeOne(client, target, entries.entries, mode);
+  for (const target of targetFiles(client, ctx)) await writeOne(client, target, entries, mode);
   return 0;
 }
 
+async function stdioEntries(client: ClientDescriptor, mode: "gateway" | "direct", ctx: Context): Promise<{ entries: StdioEntry[]; notes: string[] }> {
+  const { config } = await loadConfig({ configPath: ctx.configPath, cwd: ctx.cwd });
+  const built = await entriesFor(mode, config);
+  return { entries: built.entries, notes: [...built.notes, ...renameNotes(client, built.entries)] };
+}
+
+/** The URL entry; the config is not read (serve --http reads it), so the command works from any folder. */
+function httpEntries(client: ClientDescriptor, address: unknown): { entries: Rendered[]; notes: string[] } {
+  if (address !== undefined && address !== true && typeof address !== "string") throw new McpboxError("usage", "--http takes [host:]port");
+  const listen = parseListen(address);
+  const url = `http://${hostPort(listen.host === "0.0.0.0" || listen.host === "::" ? "127.0.0.1" : listen.host, listen.port)}/mcp`;
+  const entries = renderHttpEntry(client, { name: GATEWAY_ENTRY, url, tokenVar: TOKEN_VAR });
+  const notes = [
+    `start ${client.title} with ${TOKEN_VAR} set to the token (export ${TOKEN_VAR}="$(mcpbox token)"); the file holds only the reference`,
+    `run \`mcpbox serve --http${address === undefined || address === true ? "" : ` ${String(address)}`}\` before ${client.title} connects to ${url}`,
+  ];
+  return { entries, notes };
+}
+
 /** Merges the entries into one file (backup first, nothing when unchanged) and says what happened to it. */
-async function writeOne(client: ClientDescriptor, target: Target, entries: readonly StdioEntry[], mode: Mode): Promise<void> {
+async function writeOne(client: ClientDescriptor, target: Target, entries: readonly StdioEntry[] | readonly Rendered[], mode: Mode): Promise<void> {
   const { file, title } = target;
   const before = await readIfExists(file);
   const after = mergedText(client, before ?? "", entries, file);
@@ -56,11 +81,11 @@ async function writeOne(client: ClientDescriptor, target: Target, entries: reado
 }
 
 function modeOf(value: unknown): Mode {
-  if (value === undefined || value === "gateway" || value === "direct") return value ?? "gateway";
-  throw new McpboxError("usage", `--mode must be "gateway" or "direct", not "${String(value)}"`);
+  if (value === undefined || value === "gateway" || value === "direct" || value === "http") return value ?? "gateway";
+  throw new McpboxError("usage", `--mode must be "gateway", "direct" or "http", not "${String(value)}"`);
 }
 
-async function entriesFor(mode: Mode, config: Parameters<typeof buildEntries>[1]["config"]): Promise<Entries> {
+async function entriesFor(mode: "gateway" | "direct", config: Parameters<typeof buildEntries>[1]["config"]): Promise<Entries> {
   if (mode === "gateway") return buildEntries(mode, { config, self: selfCommand(), imageOf: () => "" });
   const { directImages } = await import("../../clients/_image.ts");
   const images = await directImages(config);
