@@ -2,24 +2,85 @@
  * A request routed to one server: progress tokens mapped, cancellation passed on, the per-call timeout, and an
  * audit line plus a call event for tools/call, prompts/get and resources/read (SPEC 4.3, 4.7).
  */
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   ErrorCode,
   McpError,
+  type ClientCapabilities,
+  type LoggingLevel,
+  type Notification,
   type Request,
   type Result,
-  type ServerNotification,
-  type ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { inputRequired } from "@modelcontextprotocol/server";
 import type { CallOutcome } from "./events.ts";
 import { admitNotification } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
+import { CallState } from "./round-trips.ts";
+import { translateRoots } from "./roots.ts";
 import { RpcError } from "./rpc-error.ts";
 import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
 
-export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+/** What a handler knows of the client's request, whichever SDK and era it came through. */
+export interface Extra {
+  signal: AbortSignal;
+  sendNotification(n: Notification): Promise<void>;
+  /** a 2026-07-28 request: what its envelope and retry fields say */
+  modern?: ModernRequest | undefined;
+}
+
+export interface ModernRequest {
+  logLevel?: LoggingLevel | undefined;
+  capabilities?: ClientCapabilities | undefined;
+  inputResponses?: Record<string, unknown> | undefined;
+  requestState?: string | undefined;
+}
+
+const isCallState = (v: unknown): v is CallState => v instanceof CallState;
+
+/**
+ * A modern client's request to `up` (SPEC 4.8): the server's requests during it come back as `input_required`, and
+ * the client's retry (its requestState) continues the same call with the answers (round-trips.ts).
+ */
+export async function forwardModern(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
+  const modern = extra.modern!;
+  const trips = gw.roundTrips;
+  let state: CallState;
+  if (modern.requestState !== undefined) {
+    state = trips.unpark(modern.requestState, isCallState);
+    if (state.up !== up) throw new RpcError(ErrorCode.InvalidParams, "Invalid or expired requestState");
+    state.logLevel = modern.logLevel;
+    state.capabilities = modern.capabilities ?? state.capabilities;
+    state.waiter = session;
+    state.answer(modern.inputResponses, (ask, response) =>
+      ask.method === "roots/list" ? { ...response, roots: translateRoots((response as { roots?: [] }).roots ?? [], up.server.mounts) } : response,
+    );
+  } else {
+    state = new CallState(up, session);
+    state.logLevel = modern.logLevel;
+    state.capabilities = modern.capabilities ?? session.capabilities;
+    trips.track(state);
+    // progress goes to the client request waiting on the call now (none while it is parked)
+    const own: Extra = { signal: state.controller.signal, sendNotification: (n) => state.sendNotification?.(n) ?? Promise.resolve() };
+    state.result = forward(gw, session, up, request, own, info).finally(() => trips.untrack(state));
+    state.result.catch(() => {}); // awaited by next(); a call the client left is not an unhandled rejection
+  }
+  state.sendNotification = extra.sendNotification;
+  const cancel = () => state.abort("cancelled by the client");
+  extra.signal.addEventListener("abort", cancel);
+  try {
+    const next = await state.next();
+    if ("result" in next) return next.result;
+    state.waiter = undefined;
+    state.sendNotification = undefined;
+    const requestState = trips.park(session.perRequest ? undefined : session, state);
+    const inputRequests = Object.fromEntries(next.asks.map((a) => [a.key, { method: a.request.method, params: a.request.params ?? {} }]));
+    return inputRequired({ inputRequests, requestState } as never) as unknown as Result;
+  } finally {
+    extra.signal.removeEventListener("abort", cancel);
+  }
+}
 
 export interface CallInfo {
   method: string;

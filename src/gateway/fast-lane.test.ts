@@ -13,6 +13,7 @@ import { FastLane } from "./fast-lane.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";
 import { redactor } from "./redact.ts";
+import { RoundTrips } from "./round-trips.ts";
 import type { ClientSession } from "./session.ts";
 import type { Upstream } from "./upstream.ts";
 
@@ -62,6 +63,7 @@ function setup() {
   const gw = {
     transparent: false,
     sessions: new Set<unknown>(),
+    roundTrips: new RoundTrips(),
     catalog: buildCatalog(servers.map((s) => ({ server: s, lists: { tools, prompts: [], resources: [], templates: [] } }))),
     upstreams: ups,
     upstream: (name: string) => ups.get(name)!,
@@ -87,6 +89,7 @@ function fakeSession(raw: RawChannel): ClientSession {
   const inflight = new Map<Upstream, number>();
   return {
     raw,
+    era: "legacy",
     initialized: true,
     isClosed: false,
     inflight,

@@ -49,7 +49,7 @@ export class FastLane {
   fromClient(session: ClientSession, m: unknown): boolean {
     if (!isRecord(m) || m.jsonrpc !== "2.0" || !session.raw) return false;
     if (m.method === "notifications/cancelled") return this.#cancel(session, m.params);
-    if (m.method !== "tools/call" || !session.initialized || !isId(m.id) || !isRecord(m.params)) return false;
+    if (m.method !== "tools/call" || !session.initialized || session.era !== "legacy" || !isId(m.id) || !isRecord(m.params)) return false;
     const params = m.params;
     const args = params.arguments ?? {};
     const progressToken = isRecord(params._meta) ? params._meta.progressToken : undefined;

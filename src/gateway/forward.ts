@@ -6,11 +6,13 @@ import { ErrorCode, McpError, ResultSchema, type ClientCapabilities, type Notifi
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { messageOf } from "../errors.ts";
 import { routeResource } from "./catalog.ts";
-import { vetClientRequest } from "./client-requests.ts";
+import { requestKind, vetClientRequest } from "./client-requests.ts";
+import type { CallState } from "./round-trips.ts";
 import type { Gateway } from "./gateway.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
+import { levelRank } from "./session.ts";
 import type { Upstream, UpstreamHooks } from "./upstream.ts";
 
 export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCapabilities>): UpstreamHooks {
@@ -69,14 +71,19 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       }
       pending.set(up, waiting + 1);
       try {
+        // the client waiting longest on a call to this server: a legacy one is asked, a modern one's call carries it
         const session = gw.sessionFor(up);
+        const call = gw.roundTrips.callFor(up);
+        const since = session?.inflightSince.get(up);
+        if (call && (since === undefined || call.startedAt <= since)) return await askModern(call, up, vetted);
         if (!session) throw new RpcError(ErrorCode.InvalidRequest, `mcpbox has no client connected to pass ${vetted.method} from server ${up.name} on to`);
+        if (vetted.method === "roots/list" && !session.capabilities?.roots) return { roots: [] };
+        const client = session.legacy!;
         if (vetted.method === "roots/list") {
-          if (!session.capabilities?.roots) return { roots: [] };
-          const { roots } = await session.server.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
+          const { roots } = await client.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
           return { roots: translateRoots(roots, up.server.mounts) };
         }
-        return await session.server.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+        return await client.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
       } catch (e) {
         throw relayed(e); // the client's words reach the server as the client said them
       } finally {
@@ -164,6 +171,21 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
   };
 }
 
+/**
+ * A server's request to a 2026-07-28 client, which has no channel for it: it rides the client's call to that server
+ * as `input_required` (round-trips.ts); the client's retry brings the answer.
+ */
+async function askModern(call: CallState, up: Upstream, request: Request): Promise<Result> {
+  const kind = requestKind(request.method)!;
+  if (!call.capabilities?.[kind]) {
+    if (kind === "roots") return { roots: [] };
+    throw new RpcError(ErrorCode.InvalidRequest, `the client does not support ${kind} (server ${up.name} asked for it)`);
+  }
+  // the server's own request bookkeeping (its progress token) means nothing inside the client's answer
+  const { _meta: _dropped, ...params } = (request.params ?? {}) as Record<string, unknown>;
+  return call.ask({ method: request.method, params } as Request);
+}
+
 /** What happens after a failure, said once with it. */
 function nextStep(up: Upstream): string {
   if (up.unavailable) return "";
@@ -204,19 +226,25 @@ export function logFrom(server: string, params: Record<string, unknown>, transpa
   return { ...params, logger: typeof params.logger === "string" ? `${server}/${params.logger}` : server };
 }
 
-/** A server's log message to every client whose level lets it through. */
+/**
+ * A server's log message to every legacy client whose level lets it through, and to each 2026-07-28 request waiting
+ * on a call to that server that asked for that level (its `_meta` logLevel).
+ */
 export function broadcastLog(gw: Gateway, up: Upstream, params: Record<string, unknown>): void {
   const n = { method: "notifications/message", params: logFrom(up.name, params, gw.transparent) };
   for (const s of gw.sessions) if (s.wantsLevel(params.level)) s.notify(n);
+  const rank = levelRank(params.level);
+  const told = new Set<unknown>();
+  for (const c of gw.roundTrips.callsTo(up)) {
+    if (c.logLevel === undefined || !c.sendNotification || told.has(c.waiter)) continue;
+    if (rank !== -1 && rank < levelRank(c.logLevel)) continue;
+    told.add(c.waiter);
+    void c.sendNotification(n).catch(() => {});
+  }
 }
 
 /** Rebuilds the catalog and tells every client which lists changed. */
 export function announce(gw: Gateway): void {
   const changed = gw.rebuildCatalog();
-  for (const s of gw.sessions) {
-    if (!s.initialized || s.isClosed) continue;
-    if (changed.tools) void s.server.sendToolListChanged().catch(() => {});
-    if (changed.prompts) void s.server.sendPromptListChanged().catch(() => {});
-    if (changed.resources) void s.server.sendResourceListChanged().catch(() => {});
-  }
+  for (const s of gw.sessions) s.listsChanged(changed);
 }

@@ -4,17 +4,21 @@
  * shared state; handlers.ts answers a client's requests, calls.ts runs tool calls through the guards, forward.ts
  * carries server-to-client traffic, fast-lane.ts is the raw route of tools/call.
  */
+import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { Server as ModernServer } from "@modelcontextprotocol/server";
 import {
   InitializeRequestSchema,
   RootsListChangedNotificationSchema,
   type ClientCapabilities,
+  type Implementation,
   type InitializeResult,
   type LoggingLevel,
+  type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import type { AuditSink } from "./audit.ts";
-import { gatewayInstructions, unionCapabilities } from "./capabilities.ts";
+import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import { acceptLists, NameClaims } from "./claims.ts";
 import type { GatewayEvents } from "./events.ts";
@@ -22,11 +26,12 @@ import { FailureReports } from "./failures.ts";
 import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";
 import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
-import { registerHandlers } from "./handlers.ts";
+import { legacyHost, modernHost, registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
 import type { ListCache } from "./list-cache.ts";
 import type { Redact } from "./redact.ts";
-import { ClientSession, levelRank } from "./session.ts";
+import { ClientSession, LEGACY_SERVER_INFO, legacyServer, levelRank, type SessionSetup } from "./session.ts";
+import { RoundTrips } from "./round-trips.ts";
 import { Upstream, type UpstreamHooks } from "./upstream.ts";
 
 export interface GatewayOptions {
@@ -44,6 +49,9 @@ export interface GatewayOptions {
   unavailable?: ReadonlyMap<string, string>;
 }
 
+/** What the servers are told when the client's capabilities come per request (clientRequests still applies). */
+const ANY_CLIENT: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
+
 /** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
 const INITIALIZE_WAIT_MS = 25_000; // below the 30 s some clients allow for initialize
 
@@ -59,6 +67,8 @@ export class Gateway {
   readonly failures: FailureReports;
   /** the clients connected now, in the order they came */
   readonly sessions = new Set<ClientSession>();
+  /** 2026-07-28 clients' calls across their retries (round-trips.ts) */
+  readonly roundTrips = new RoundTrips();
   /**
    * @deprecated the stdio serve's old "client went away" hook, called when the last client left: use the session
    * `connect` returns (`session.closed`). Kept until every caller has moved.
@@ -98,14 +108,67 @@ export class Gateway {
   async connect(transport: Transport): Promise<ClientSession> {
     const session = new ClientSession(transport, (s) => this.#ended(s));
     this.sessions.add(session);
-    this.#onInitialize(session);
-    registerHandlers(this, session);
-    await session.server.connect(transport);
     if (session.raw) {
       const raw = session.raw;
       raw.intercept = (m) => this.fastLane.fromClient(session, m);
     }
+    await session.serve(this.#setup);
     return session;
+  }
+
+  /**
+   * A 2026-07-28 server for one client request, for an entry that builds one per request (the SDK's HTTP handler,
+   * `createMcpHandler`): a session of its own that ends when that server closes.
+   */
+  async modernServer(capabilities?: ClientCapabilities): Promise<ModernServer> {
+    const session = new ClientSession(undefined, (s) => this.#ended(s));
+    // a per-request client says what it can do with each request, after the servers started: they are told all a
+    // client may do (within each one's clientRequests), and a request to a client that cannot is answered with why
+    this.#resolveClientCaps(capabilities ?? ANY_CLIENT);
+    session.capabilities = capabilities;
+    this.sessions.add(session);
+    return session.serveModern(this.#setup);
+  }
+
+  readonly #setup: SessionSetup = {
+    legacy: (session) => {
+      const server = legacyServer();
+      this.#onInitialize(session, server);
+      registerHandlers(this, session, legacyHost(server));
+      return server;
+    },
+    modern: async (session) => {
+      // what the servers are told the client can do, when it is the first: its first request's envelope says
+      this.#resolveClientCaps(session.capabilities ?? {});
+      const { capabilities, instructions, serverInfo } = await this.#advertised();
+      const server = new ModernServer(serverInfo ?? LEGACY_SERVER_INFO, { capabilities: capabilities as never, ...(instructions ? { instructions } : {}) });
+      server.onerror = () => {};
+      registerHandlers(this, session, modernHost(server, session));
+      session.initialized = true;
+      return server;
+    },
+  };
+
+  /**
+   * What a client is told the gateway offers, at initialize or discovery: the answer waits briefly for the eager
+   * servers so it can advertise the union of what they offer. Lazy servers are not waited for (everything is
+   * advertised then, since what they offer is unknown). Servers that could not start are named in the instructions,
+   * with why. A transparent proxy shows its server's own serverInfo.
+   */
+  async #advertised(): Promise<{ capabilities: ServerCapabilities; instructions?: string; serverInfo?: Implementation; lazy: boolean }> {
+    const ups = [...this.upstreams.values()];
+    const lazy = ups.some((u) => u.server.startup === "lazy");
+    if (!lazy) {
+      const wait = Math.min(INITIALIZE_WAIT_MS, Math.max(...ups.map((u) => u.server.timeouts.startupMs)));
+      await settleWithin(ups.map((u) => u.ensureStarted()), wait);
+    }
+    const instructions = gatewayInstructions(
+      ups.map((u) => ({ server: u.name, instructions: u.instructions })),
+      this.failures.lines(),
+    );
+    const capabilities = lazy ? structuredClone(ALL_CAPABILITIES) : unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
+    const serverInfo = this.transparent ? ups[0]!.serverInfo : undefined;
+    return { capabilities, lazy, ...(instructions ? { instructions } : {}), ...(serverInfo ? { serverInfo } : {}) };
   }
 
   /** A client went away: its calls are cancelled (the SDK aborts their handlers), its subscriptions let go. */
@@ -113,6 +176,7 @@ export class Gateway {
     this.sessions.delete(session);
     if (this.sessions.size === 0) this.server.onclose?.();
     this.fastLane.sessionClosed(session);
+    this.roundTrips.sessionClosed(session);
     for (const [up, uris] of session.subscriptions) {
       for (const uri of uris) {
         if ([...this.sessions].some((s) => s.subscriptions.get(up)?.has(uri))) continue;
@@ -125,39 +189,29 @@ export class Gateway {
     session.subscriptions.clear();
   }
 
-  /**
-   * Initialize: the first client's capabilities are handed to the upstream Clients (they declare the same), then the
-   * answer waits briefly for the eager servers so it can advertise the union of what they offer. Lazy servers are
-   * not waited for (everything is advertised then, since what they offer is unknown). Servers that could not start
-   * are named in the instructions, with why. A transparent proxy shows its server's own serverInfo.
-   */
-  #onInitialize(session: ClientSession): void {
-    const server = session.server as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
-    session.server.setRequestHandler(InitializeRequestSchema, async (request) => {
+  /** A legacy client's initialize: its capabilities go to the servers (the first client's), then what is offered. */
+  #onInitialize(session: ClientSession, s: LegacyServer): void {
+    const server = s as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
+    s.setRequestHandler(InitializeRequestSchema, async (request) => {
       const result = await server._oninitialize(request);
       session.capabilities = request.params.capabilities;
       session.clientInfo = request.params.clientInfo;
       this.#resolveClientCaps(request.params.capabilities);
-      const ups = [...this.upstreams.values()];
-      const lazy = ups.some((u) => u.server.startup === "lazy");
-      if (!lazy) {
-        const wait = Math.min(INITIALIZE_WAIT_MS, Math.max(...ups.map((u) => u.server.timeouts.startupMs)));
-        await settleWithin(ups.map((u) => u.ensureStarted()), wait);
-      }
-      const instructions = gatewayInstructions(
-        ups.map((u) => ({ server: u.name, instructions: u.instructions })),
-        this.failures.lines(),
-      );
-      const capabilities = lazy ? result.capabilities : unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
-      const own = this.transparent ? ups[0]!.serverInfo : undefined;
-      return { ...result, capabilities, ...(own ? { serverInfo: own } : {}), ...(instructions ? { instructions } : {}) };
+      const offered = await this.#advertised();
+      const capabilities = offered.lazy ? result.capabilities : offered.capabilities;
+      return {
+        ...result,
+        capabilities,
+        ...(offered.serverInfo ? { serverInfo: offered.serverInfo } : {}),
+        ...(offered.instructions ? { instructions: offered.instructions } : {}),
+      };
     });
-    session.server.oninitialized = () => {
+    s.oninitialized = () => {
       session.initialized = true;
-      for (const line of this.failures.lines()) this.#tellClient(session, line); // what failed before the client could be told
+      for (const line of this.failures.lines()) session.tellError(line); // what failed before the client could be told
     };
     // A client's roots changed: every running server is told and asks again (answered with its translation).
-    session.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    s.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       for (const up of this.upstreams.values()) up.notify({ method: "notifications/roots/list_changed" });
     });
   }
@@ -167,8 +221,9 @@ export class Gateway {
    * to that server, else the first client connected. Undefined while no client has initialized.
    */
   sessionFor(up: Upstream): ClientSession | undefined {
-    const ready = [...this.sessions].filter((s) => s.initialized && !s.isClosed);
-    return ready.find((s) => s.inflight.has(up)) ?? ready[0];
+    const ready = [...this.sessions].filter((s) => s.initialized && !s.isClosed && s.era === "legacy");
+    const waiting = ready.filter((s) => s.inflight.has(up)).sort((a, b) => a.inflightSince.get(up)! - b.inflightSince.get(up)!);
+    return waiting[0] ?? ready[0];
   }
 
   /** The level the servers are asked to log at: the most verbose any client asked for (each client filters its own). */
@@ -230,11 +285,7 @@ export class Gateway {
 
   /** An error log message from the gateway itself to every client that has initialized. */
   #tellClients(line: string): void {
-    for (const s of this.sessions) if (s.initialized) this.#tellClient(s, line);
-  }
-
-  #tellClient(session: ClientSession, line: string): void {
-    void session.server.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
+    for (const s of this.sessions) s.tellError(line);
   }
 
   upstream(name: string): Upstream {

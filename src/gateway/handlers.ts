@@ -1,4 +1,7 @@
-/** The client's requests, answered from the catalog or routed to the owning server (SPEC 4.1). */
+/**
+ * A client's requests, answered from the catalog or routed to the owning server (SPEC 4.1), the same for both eras:
+ * a handler host (below) registers each with the SDK server of the client's era.
+ */
 import {
   CallToolRequestSchema,
   CompleteRequestSchema,
@@ -12,41 +15,157 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
+  type CallToolRequest,
   type CompleteRequest,
+  type GetPromptRequest,
+  type ReadResourceRequest,
   type Request,
+  type SetLevelRequest,
+  type SubscribeRequest,
+  type UnsubscribeRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Server as ModernServer } from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
-import { forward, type Extra } from "./calls.ts";
+import { aggregateCacheHint } from "./cache-hints.ts";
+import { forward, forwardModern, type Extra } from "./calls.ts";
 import { RpcError } from "./rpc-error.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
 import { callTool } from "./tool-call.ts";
 
-/** One client's handlers: answered from the shared catalog, routed to the shared servers, on behalf of `session`. */
-export function registerHandlers(gw: Gateway, session: ClientSession): void {
-  const s = session.server;
-  s.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: (await gw.ready()).tools }));
-  s.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: (await gw.ready()).prompts }));
-  s.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources: (await gw.ready()).resources }));
-  s.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates: (await gw.ready()).templates }));
-  s.setRequestHandler(CallToolRequestSchema, (request, extra) => callTool(gw, session, request, extra) as never);
+/** Where a session's handlers are registered: its SDK server, of either era. */
+export interface HandlerHost {
+  readonly era: "legacy" | "modern";
+  on(method: string, handler: (request: never, extra: Extra) => Promise<unknown>): void;
+  fallback(handler: (request: Request, extra: Extra) => Promise<unknown>): void;
+}
 
-  s.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+const LEGACY_SCHEMAS = {
+  "tools/list": ListToolsRequestSchema,
+  "prompts/list": ListPromptsRequestSchema,
+  "resources/list": ListResourcesRequestSchema,
+  "resources/templates/list": ListResourceTemplatesRequestSchema,
+  "tools/call": CallToolRequestSchema,
+  "prompts/get": GetPromptRequestSchema,
+  "resources/read": ReadResourceRequestSchema,
+  "resources/subscribe": SubscribeRequestSchema,
+  "resources/unsubscribe": UnsubscribeRequestSchema,
+  "completion/complete": CompleteRequestSchema,
+  "logging/setLevel": SetLevelRequestSchema,
+} as const;
+
+export function legacyHost(server: LegacyServer): HandlerHost {
+  return {
+    era: "legacy",
+    on(method, handler) {
+      const schema = LEGACY_SCHEMAS[method as keyof typeof LEGACY_SCHEMAS];
+      server.setRequestHandler(schema, ((request: never, extra: Extra) => handler(request, extra)) as never);
+    },
+    fallback(handler) {
+      server.fallbackRequestHandler = ((request: Request, extra: Extra) => handler(request, extra)) as never;
+    },
+  };
+}
+
+/** The reserved keys of a 2026-07-28 request's `_meta` envelope, as the SDK lifts them (ctx.mcpReq.envelope). */
+const ENVELOPE = {
+  capabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+} as const;
+
+/** The methods the 2026-07-28 revision dropped (a modern client asks per request, or on its listen stream). */
+const LEGACY_ONLY = new Set(["resources/subscribe", "resources/unsubscribe", "logging/setLevel"]);
+
+interface ModernContext {
+  mcpReq: {
+    signal: AbortSignal;
+    notify(n: unknown): Promise<void>;
+    _meta?: Record<string, unknown>;
+    envelope?: Record<string, unknown>;
+    inputResponses?: Record<string, unknown>;
+    requestState(): unknown;
+  };
+}
+
+/**
+ * A 2026-07-28 client's server: each request's envelope says who asks and what it can do (kept on the session for
+ * the servers' requests during it), its `_meta` (trace context: traceparent, tracestate, baggage) goes on as it came.
+ */
+export function modernHost(server: ModernServer, session: ClientSession): HandlerHost {
+  const extraOf = (ctx: ModernContext): Extra => {
+    const env = ctx.mcpReq.envelope ?? {};
+    const capabilities = env[ENVELOPE.capabilities] as ClientSession["capabilities"];
+    const logLevel = env[ENVELOPE.logLevel];
+    if (capabilities) session.capabilities = capabilities;
+    if (env[ENVELOPE.clientInfo]) session.clientInfo = env[ENVELOPE.clientInfo] as ClientSession["clientInfo"];
+    const state = ctx.mcpReq.requestState();
+    return {
+      signal: ctx.mcpReq.signal,
+      sendNotification: (n) => ctx.mcpReq.notify(n),
+      modern: {
+        logLevel: typeof logLevel === "string" ? (logLevel as never) : undefined,
+        capabilities,
+        inputResponses: ctx.mcpReq.inputResponses,
+        requestState: typeof state === "string" ? state : undefined,
+      },
+    };
+  };
+  /** the request as the servers get it: its own `_meta` back (the SDK lifted the envelope out of it) */
+  const withMeta = (request: { params?: Record<string, unknown> }, ctx: ModernContext) => {
+    const meta = ctx.mcpReq._meta;
+    if (!meta || Object.keys(meta).length === 0) return request;
+    return { ...request, params: { ...request.params, _meta: meta } };
+  };
+  return {
+    era: "modern",
+    on(method, handler) {
+      if (LEGACY_ONLY.has(method)) return;
+      try {
+        server.setRequestHandler(method as never, ((request: { params?: Record<string, unknown> }, ctx: ModernContext) =>
+          handler(withMeta(request, ctx) as never, extraOf(ctx))) as never);
+      } catch {
+        // a method of a capability this gateway does not offer now (no server has it): the SDK answers it as unknown
+      }
+    },
+    fallback(handler) {
+      server.fallbackRequestHandler = ((request: Request, ctx: ModernContext) => handler(withMeta(request, ctx) as Request, extraOf(ctx))) as never;
+    },
+  };
+}
+
+/** One client's handlers: answered from the shared catalog, routed to the shared servers, on behalf of `session`. */
+export function registerHandlers(gw: Gateway, session: ClientSession, host: HandlerHost): void {
+  // cacheable results (2026-07-28): the shortest lifetime of the servers' parts, private if any part is
+  const cache = () => (host.era === "modern" ? aggregateCacheHint([...gw.upstreams.values()].map((u) => u.cacheHint)) : {});
+  const s = {
+    setRequestHandler: (method: string, handler: (request: never, extra: Extra) => Promise<unknown>) => host.on(method, handler),
+  };
+  s.setRequestHandler("tools/list", async () => ({ tools: (await gw.ready()).tools, ...cache() }));
+  s.setRequestHandler("prompts/list", async () => ({ prompts: (await gw.ready()).prompts, ...cache() }));
+  s.setRequestHandler("resources/list", async () => ({ resources: (await gw.ready()).resources, ...cache() }));
+  s.setRequestHandler("resources/templates/list", async () => ({ resourceTemplates: (await gw.ready()).templates, ...cache() }));
+  s.setRequestHandler("tools/call", (request: CallToolRequest, extra) => callTool(gw, session, request, extra));
+
+  s.setRequestHandler("prompts/get", async (request: GetPromptRequest, extra) => {
     const name = request.params.name;
     const route = gw.catalog.promptRoutes.get(name) ?? (await gw.ready()).promptRoutes.get(name);
     if (!route) throw new RpcError(ErrorCode.InvalidParams, `unknown prompt: ${name}`);
     const params = { ...request.params, name: route.name };
     const info = { method: "prompts/get", tool: route.name, args: request.params.arguments };
-    return forward(gw, session, gw.upstream(route.server), { method: "prompts/get", params }, extra, info) as never;
+    const send = extra.modern ? forwardModern : forward;
+    return send(gw, session, gw.upstream(route.server), { method: "prompts/get", params }, extra, info);
   });
 
-  s.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  s.setRequestHandler("resources/read", async (request: ReadResourceRequest, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const info = { method: "resources/read", tool: uri };
-    return forward(gw, session, gw.upstream(server), { method: "resources/read", params: { ...request.params, uri } }, extra, info) as never;
+    const send = extra.modern ? forwardModern : forward;
+    return send(gw, session, gw.upstream(server), { method: "resources/read", params: { ...request.params, uri } }, extra, info);
   });
 
-  s.setRequestHandler(SubscribeRequestSchema, async (request, extra) => {
+  s.setRequestHandler("resources/subscribe", async (request: SubscribeRequest, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const up = gw.upstream(server);
     if (!up.capabilities?.resources?.subscribe) throw new RpcError(ErrorCode.InvalidParams, `server ${server} does not support resource subscriptions`);
@@ -58,7 +177,7 @@ export function registerHandlers(gw: Gateway, session: ClientSession): void {
     return {};
   });
 
-  s.setRequestHandler(UnsubscribeRequestSchema, async (request, extra) => {
+  s.setRequestHandler("resources/unsubscribe", async (request: UnsubscribeRequest, extra) => {
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const up = gw.upstream(server);
     session.subscriptions.get(up)?.delete(uri);
@@ -68,10 +187,10 @@ export function registerHandlers(gw: Gateway, session: ClientSession): void {
     return {};
   });
 
-  s.setRequestHandler(CompleteRequestSchema, (request, extra) => complete(gw, session, request, extra) as never);
+  s.setRequestHandler("completion/complete", (request: CompleteRequest, extra) => complete(gw, session, request, extra));
 
   // This client's level filters what it gets; the servers log at the most verbose level any client asked for.
-  s.setRequestHandler(SetLevelRequestSchema, async (request) => {
+  s.setRequestHandler("logging/setLevel", async (request: SetLevelRequest) => {
     session.logLevel = request.params.level;
     const level = gw.upstreamLogLevel() ?? request.params.level;
     await Promise.allSettled(
@@ -83,11 +202,11 @@ export function registerHandlers(gw: Gateway, session: ClientSession): void {
   });
 
   // A transparent proxy passes on what it does not know; an aggregate cannot tell where it would go.
-  s.fallbackRequestHandler = async (request, extra) => {
+  host.fallback(async (request, extra) => {
     if (!gw.transparent) throw new RpcError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
     const up = [...gw.upstreams.values()][0]!;
-    return forward(gw, session, up, { method: request.method, params: request.params } as Request, extra as Extra) as never;
-  };
+    return forward(gw, session, up, { method: request.method, params: request.params } as Request, extra);
+  });
 }
 
 async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string; uri: string }> {

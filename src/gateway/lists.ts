@@ -2,6 +2,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { CacheHint } from "./cache-hints.ts";
 import { CAPS, capMessage } from "./limits.ts";
 
 export interface ServerLists {
@@ -16,8 +17,14 @@ export type ListKind = keyof ServerLists;
 export const EMPTY_LISTS: ServerLists = Object.freeze({ tools: [], prompts: [], resources: [], templates: [] }) as ServerLists;
 
 /** Everything a server lists, within the caps of limits.ts (a server over one fails with the cap named). */
-export async function listAll(client: Client, caps: ServerCapabilities | undefined, timeout: number, server = "?"): Promise<ServerLists> {
-  const budget = { bytes: 0 };
+export async function listAll(
+  client: Client,
+  caps: ServerCapabilities | undefined,
+  timeout: number,
+  server = "?",
+  hints: (CacheHint | undefined)[] = [],
+): Promise<ServerLists> {
+  const budget = { bytes: 0, hints };
   const [tools, prompts, resources, templates] = await Promise.all([
     caps?.tools ? listKind(client, "tools", timeout, server, budget) : [],
     caps?.prompts ? listKind(client, "prompts", timeout, server, budget) : [],
@@ -34,7 +41,7 @@ export async function listKind<K extends ListKind>(
   kind: K,
   timeout: number,
   server = "?",
-  budget = { bytes: 0 },
+  budget: { bytes: number; hints?: (CacheHint | undefined)[] } = { bytes: 0 },
 ): Promise<ServerLists[K]> {
   const out: unknown[] = [];
   let cursor: string | undefined;
@@ -42,6 +49,7 @@ export async function listKind<K extends ListKind>(
     if (page >= CAPS.listPages) throw capError(capMessage.listPages(server, KIND_NAMES[kind]));
     const params = cursor === undefined ? {} : { cursor };
     const r = await pageOf(client, kind, params, timeout);
+    budget.hints?.push(r.hint);
     const cap = kind === "templates" ? CAPS.listTemplates : CAPS.listItems;
     if (out.length + r.items.length > cap) throw capError(capMessage.listItems(server, KIND_NAMES[kind], cap));
     budget.bytes += JSON.stringify(r.items).length;
@@ -55,26 +63,37 @@ export async function listKind<K extends ListKind>(
 
 const capError = (message: string) => new Error(message);
 
-async function pageOf(client: Client, kind: ListKind, params: { cursor?: string }, timeout: number) {
+/** What a page says of its caching (2026-07-28 servers say; 2025-11-25 ones do not). */
+function hintOf(r: unknown): CacheHint | undefined {
+  const { ttlMs, cacheScope } = r as { ttlMs?: unknown; cacheScope?: unknown };
+  if (typeof ttlMs !== "number" && cacheScope === undefined) return undefined;
+  return { ttlMs: typeof ttlMs === "number" ? ttlMs : undefined, cacheScope: cacheScope === "public" ? "public" : "private" };
+}
+
+async function pageOf(client: Client, kind: ListKind, params: { cursor?: string }, timeout: number): Promise<{ items: unknown[]; nextCursor?: string | undefined; hint: CacheHint | undefined }> {
+  return page(client, kind, params, timeout);
+}
+
+async function page(client: Client, kind: ListKind, params: { cursor?: string }, timeout: number) {
   const opts = { timeout };
   switch (kind) {
     case "tools": {
       // not client.listTools(): it compiles a validator for every tool's output schema, synchronously, before any
       // cap applies (seconds of blocked event loop for a hostile list); the gateway never validates output itself
       const r = await client.request({ method: "tools/list", params }, ListToolsResultSchema, opts);
-      return { items: r.tools, nextCursor: r.nextCursor };
+      return { items: r.tools, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
     case "prompts": {
       const r = await client.listPrompts(params, opts);
-      return { items: r.prompts, nextCursor: r.nextCursor };
+      return { items: r.prompts, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
     case "resources": {
       const r = await client.listResources(params, opts);
-      return { items: r.resources, nextCursor: r.nextCursor };
+      return { items: r.resources, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
     case "templates": {
       const r = await client.listResourceTemplates(params, opts);
-      return { items: r.resourceTemplates, nextCursor: r.nextCursor };
+      return { items: r.resourceTemplates, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
   }
 }

@@ -1,11 +1,19 @@
 /**
  * One client's connection to the gateway (SPEC 4.9: several at once, sharing the servers). The session holds what
- * belongs to that client only: its SDK Server and transport, its capabilities, log level, subscriptions and calls in
- * flight. The gateway (gateway.ts) holds what all share: the servers, the catalog, name claims, failures, audit.
+ * belongs to that client only: its SDK server and transport, its protocol era, capabilities, log level, subscriptions
+ * and calls in flight. The gateway (gateway.ts) holds what all share: the servers, the catalog, name claims, failures,
+ * audit.
+ *
+ * The era (SPEC 4.8) is the client's first message's: `initialize` (or anything without the 2026-07-28 `_meta`
+ * envelope) is a 2025-11-25 client, served by the SDK v1 Server; `server/discover` or an enveloped request is a
+ * 2026-07-28 client, served by an SDK v2 Server through v2's own connection entry (`serveStdio`), which answers
+ * discovery, lifts each request's envelope and streams `subscriptions/listen`.
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ClientCapabilities, Implementation, LoggingLevel, Notification } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities, Implementation, JSONRPCMessage, LoggingLevel, Notification } from "@modelcontextprotocol/sdk/types.js";
+import type { Server as ModernServer } from "@modelcontextprotocol/server";
+import { serveStdio, type StdioServerHandle } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
 import { ALL_CAPABILITIES } from "./capabilities.ts";
 import { isRawChannel, type RawChannel } from "./raw-channel.ts";
@@ -16,14 +24,38 @@ const LEVELS: readonly LoggingLevel[] = ["debug", "info", "notice", "warning", "
 
 export const levelRank = (level: unknown): number => LEVELS.indexOf(level as LoggingLevel);
 
+export type Era = "legacy" | "modern";
+
+export const MODERN_REVISION = "2026-07-28";
+const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
+
+/** The era a client's first message opens (see the top of this file). */
+export function openingEra(message: unknown): Era {
+  const m = message as { method?: unknown; params?: { _meta?: Record<string, unknown> } } | null;
+  if (m?.method === "server/discover") return "modern";
+  const claimed = m?.params?._meta?.[PROTOCOL_VERSION_KEY];
+  return typeof claimed === "string" && claimed >= MODERN_REVISION ? "modern" : "legacy";
+}
+
+/** How the gateway builds a session's server of either era (gateway.ts). */
+export interface SessionSetup {
+  legacy(session: ClientSession): LegacyServer;
+  modern(session: ClientSession): Promise<ModernServer>;
+}
+
 let nextId = 0;
 
 export class ClientSession {
   readonly id = ++nextId;
-  readonly server: Server;
-  readonly transport: Transport;
+  readonly transport: Transport | undefined;
   /** the client's channel when it takes raw lines (stdio): tools/call then takes the one path's raw route */
   readonly raw: RawChannel | undefined;
+  era: Era | undefined;
+  /** the SDK server of this client, by era */
+  legacy: LegacyServer | undefined;
+  modern: ModernServer | undefined;
   initialized = false;
   capabilities: ClientCapabilities | undefined;
   clientInfo: Implementation | undefined;
@@ -33,28 +65,62 @@ export class ClientSession {
   readonly subscriptions = new Map<Upstream, Set<string>>();
   /** server → this client's calls in flight to it (a server's request to a client goes to one that waits on it) */
   readonly inflight = new Map<Upstream, number>();
+  /** server → when the first of this client's calls in flight to it started */
+  readonly inflightSince = new Map<Upstream, number>();
+  /** one request's session (the SDK's per-request HTTP entry): what it parks outlives it, for the client's retry */
+  perRequest = false;
   /** resolves once the client's connection is closed (by either side) */
   readonly closed: Promise<void>;
   #closedNow!: () => void;
   #isClosed = false;
+  #stdio: StdioServerHandle | undefined;
   readonly #onClose: (s: ClientSession) => void;
 
-  constructor(transport: Transport, onClose: (s: ClientSession) => void, serverInfo: Implementation = { name: "mcpbox", version: VERSION }) {
+  constructor(transport: Transport | undefined, onClose: (s: ClientSession) => void) {
     this.transport = transport;
     this.raw = isRawChannel(transport) ? transport : undefined;
     this.#onClose = onClose;
     this.closed = new Promise((resolve) => (this.#closedNow = resolve));
-    this.server = new Server(serverInfo, { capabilities: ALL_CAPABILITIES });
-    this.server.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
-    this.server.onclose = () => this.#ended();
+  }
+
+  /** Serves this client over `transport`: the era is chosen at its first message, then that era's server takes over. */
+  async serve(setup: SessionSetup): Promise<void> {
+    const transport = this.transport!;
+    const opening = new OpeningTransport(transport, () => this.#ended());
+    opening.onFirst = async (first) => {
+      this.era = openingEra(first);
+      if (this.era === "legacy") {
+        this.legacy = setup.legacy(this);
+        this.legacy.onclose = () => this.#ended();
+        await this.legacy.connect(opening as Transport);
+      } else {
+        const meta = (first as { params?: { _meta?: Record<string, unknown> } }).params?._meta ?? {};
+        const caps = meta[CLIENT_CAPABILITIES_KEY];
+        if (caps && typeof caps === "object") this.capabilities = caps as ClientCapabilities;
+        const info = meta[CLIENT_INFO_KEY];
+        if (info && typeof info === "object") this.clientInfo = info as Implementation;
+        this.#stdio = serveStdio(async () => (this.modern = await setup.modern(this)), { transport: opening as never, legacy: "reject", onerror: () => {} });
+      }
+    };
+    await opening.start();
+  }
+
+  /** A modern server for one request over HTTP (the SDK's per-request entry): this session lives as long as it. */
+  async serveModern(setup: SessionSetup): Promise<ModernServer> {
+    this.era = "modern";
+    this.perRequest = true;
+    this.modern = await setup.modern(this);
+    this.modern.onclose = () => this.#ended();
+    return this.modern;
   }
 
   get isClosed(): boolean {
     return this.#isClosed;
   }
 
-  /** Whether a log message of `level` reaches this client. */
+  /** Whether a log message of `level` reaches this (legacy) client; a modern one asks per request (round-trips.ts). */
   wantsLevel(level: unknown): boolean {
+    if (this.era === "modern") return false;
     if (this.logLevel === undefined) return true;
     const rank = levelRank(level);
     return rank === -1 || rank >= levelRank(this.logLevel);
@@ -64,22 +130,45 @@ export class ClientSession {
   notify(n: Notification): void {
     if (this.#isClosed || !this.initialized) return;
     if (this.raw) this.raw.sendLine(JSON.stringify({ jsonrpc: "2.0", method: n.method, ...(n.params ? { params: n.params } : {}) }), true);
-    else void this.server.notification(n as never).catch(() => {});
+    else if (this.legacy) void this.legacy.notification(n as never).catch(() => {});
+    else void this.modern?.notification(n as never).catch(() => {});
+  }
+
+  /** Tells this client which lists changed (a modern client hears it on its subscriptions/listen stream). */
+  listsChanged(changed: { tools: boolean; prompts: boolean; resources: boolean }): void {
+    if (this.#isClosed || !this.initialized) return;
+    const s = this.legacy ?? this.modern;
+    if (!s) return;
+    if (changed.tools) void s.sendToolListChanged().catch(() => {});
+    if (changed.prompts) void s.sendPromptListChanged().catch(() => {});
+    if (changed.resources) void s.sendResourceListChanged().catch(() => {});
+  }
+
+  /** An error of the gateway's own, as a log message (a legacy client only: a modern one has no unsolicited log). */
+  tellError(line: string): void {
+    if (this.#isClosed || !this.initialized || !this.legacy) return;
+    void this.legacy.sendLoggingMessage({ level: "error", logger: "mcpbox", data: line }).catch(() => {});
   }
 
   callStarted(up: Upstream): void {
-    this.inflight.set(up, (this.inflight.get(up) ?? 0) + 1);
+    const n = this.inflight.get(up) ?? 0;
+    if (n === 0) this.inflightSince.set(up, Date.now());
+    this.inflight.set(up, n + 1);
   }
 
   callEnded(up: Upstream): void {
     const n = (this.inflight.get(up) ?? 1) - 1;
-    if (n <= 0) this.inflight.delete(up);
-    else this.inflight.set(up, n);
+    if (n > 0) return void this.inflight.set(up, n);
+    this.inflight.delete(up);
+    this.inflightSince.delete(up);
   }
 
   /** Closes this client's connection: its calls in flight are cancelled; the servers keep running for the others. */
   async close(): Promise<void> {
-    await this.server.close().catch(() => {});
+    if (this.#stdio) await this.#stdio.close().catch(() => {});
+    else if (this.legacy) await this.legacy.close().catch(() => {});
+    else if (this.modern) await this.modern.close().catch(() => {});
+    else await this.transport?.close().catch(() => {});
     this.#ended();
   }
 
@@ -89,4 +178,72 @@ export class ClientSession {
     this.#onClose(this);
     this.#closedNow();
   }
+}
+
+/**
+ * The client's transport until its first message is read: that message picks the era (onFirst connects the SDK
+ * server of that era to this transport), then it and whatever came meanwhile are delivered in order.
+ */
+class OpeningTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport["onmessage"];
+  onFirst: ((message: JSONRPCMessage) => Promise<void>) | undefined;
+  readonly #inner: Transport;
+  readonly #gone: () => void;
+  #queue: [JSONRPCMessage, unknown][] | undefined = [];
+  #started = false;
+
+  constructor(inner: Transport, gone: () => void) {
+    this.#inner = inner;
+    this.#gone = gone;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  async start(): Promise<void> {
+    if (this.#started) return; // the SDK servers start it again when they connect
+    this.#started = true;
+    this.#inner.onmessage = (m, extra) => {
+      if (!this.#queue) return void this.onmessage?.(m, extra);
+      this.#queue.push([m as JSONRPCMessage, extra]);
+      if (this.#queue.length === 1) void this.#open(m as JSONRPCMessage);
+    };
+    this.#inner.onclose = () => {
+      this.onclose?.();
+      this.#gone();
+    };
+    this.#inner.onerror = (e) => this.onerror?.(e);
+    await this.#inner.start();
+  }
+
+  async #open(first: JSONRPCMessage): Promise<void> {
+    try {
+      await this.onFirst?.(first);
+    } catch (e) {
+      this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+    }
+    const queued = this.#queue ?? [];
+    this.#queue = undefined;
+    for (const [m, extra] of queued) this.onmessage?.(m, extra as never);
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+export const LEGACY_SERVER_INFO: Implementation = { name: "mcpbox", version: VERSION };
+
+/** A legacy session's SDK server, as every gateway builds it. */
+export function legacyServer(info: Implementation = LEGACY_SERVER_INFO): LegacyServer {
+  const s = new LegacyServer(info, { capabilities: ALL_CAPABILITIES });
+  s.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
+  return s;
 }

@@ -13,6 +13,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Client as ModernClient } from "@modelcontextprotocol/client";
+import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
 import { openAudit } from "./audit.ts";
 import { GatewayEvents, type GatewayEvent } from "./events.ts";
 import { Gateway } from "./gateway.ts";
@@ -34,7 +36,7 @@ function makeGateway(prefix: string | null, events = new GatewayEvents()): Gatew
     launcher: hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] })),
     session: "test",
     events,
-    audit: openAudit({ audit: { enabled: false } }),
+    audit: openAudit({ audit: { enabled: false, path: undefined } }),
     redact: redactor([]),
     log: () => {},
   });
@@ -159,5 +161,69 @@ describe("a transparent proxy (prefix: false)", () => {
     expect(unknown.isError).toBe(true);
     expect(JSON.stringify(unknown.content)).toContain("Tool no-such-tool not found");
     await client.close();
+  });
+});
+
+describe("a 2026-07-28 client (server/discover, per-request _meta, no handshake)", () => {
+  let gw: Gateway;
+  let client: ModernClient;
+  let rootsAsked = 0;
+
+  beforeAll(async () => {
+    gw = new Gateway({
+      servers: [testServer("ev", { mounts: [{ source: home, target: "/data", readOnly: true }], approve: ["get-sum"] })],
+      launcher: hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] })),
+      session: "test",
+      events: new GatewayEvents(),
+      audit: openAudit({ audit: { enabled: false, path: undefined } }),
+      redact: redactor([]),
+      log: () => {},
+    });
+    gateways.push(gw);
+    gw.startEager();
+    const toGateway = new PassThrough();
+    const fromGateway = new PassThrough();
+    await gw.connect(new BoundedStdioTransport(toGateway, fromGateway));
+    client = new ModernClient(
+      { name: "modern", version: "1" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { sampling: {}, elicitation: { form: {} }, roots: {} } },
+    );
+    client.setRequestHandler("sampling/createMessage", async () => ({ role: "assistant", content: { type: "text", text: "sampled by modern" }, model: "m" }));
+    client.setRequestHandler("elicitation/create", async (r) => {
+      const content: Record<string, string | number | boolean> = String(r.params.message).startsWith("mcpbox:")
+        ? { approve: true }
+        : { name: "Ann", check: true, color: "blue", email: "a@b.c", number: 3, integer: 3 };
+      return { action: "accept" as const, content };
+    });
+    client.setRequestHandler("roots/list", async () => (rootsAsked++, { roots: [{ uri: `file://${home}/sub`, name: "sub" }, { uri: "file:///etc" }] }));
+    await client.connect(new ModernStreamTransport(fromGateway, toGateway));
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => {});
+  });
+
+  it("discovers the gateway and gets its tools and calls", async () => {
+    expect(client.getProtocolEra()).toBe("modern");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain("ev__echo");
+    const r = await client.callTool({ name: "ev__echo", arguments: { message: "modern hi" } });
+    expect(JSON.stringify(r.content)).toContain("modern hi");
+  });
+
+  it("turns a 2025-11-25 server's sampling, elicitation and roots requests into input_required round trips", async () => {
+    const sampled = await client.callTool({ name: "ev__trigger-sampling-request", arguments: { prompt: "x", maxTokens: 5 } });
+    expect(JSON.stringify(sampled.content)).toContain("sampled by modern");
+    const elicited = await client.callTool({ name: "ev__trigger-elicitation-request", arguments: {} });
+    expect(JSON.stringify(elicited.content)).toContain("Ann");
+    const roots = await client.callTool({ name: "ev__get-roots-list", arguments: {} });
+    expect(rootsAsked).toBeGreaterThan(0);
+    expect(JSON.stringify(roots.content)).toContain("file:///data/sub");
+    expect(JSON.stringify(roots.content)).not.toContain("/etc");
+  });
+
+  it("asks for an approval in a round trip and runs the call with the arguments shown", async () => {
+    const r = await client.callTool({ name: "ev__get-sum", arguments: { a: 1, b: 2 } });
+    expect(JSON.stringify(r.content)).toContain("3");
   });
 });

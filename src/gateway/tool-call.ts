@@ -3,7 +3,8 @@
  * `approve` tools asked to a person through elicitation. Refusals are tool errors the model can read, audited.
  */
 import { ElicitResultSchema, ErrorCode, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { forward, record, type Extra } from "./calls.ts";
+import { inputRequired } from "@modelcontextprotocol/server";
+import { forward, forwardModern, record, type Extra } from "./calls.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
@@ -51,10 +52,18 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
   const { up, tool } = plan;
   if (plan.kind === "outside") return refuse(gw, up.name, tool, args, "denied", plan.reason);
   let exact = args;
+  let ext = extra;
   if (plan.kind === "approve") {
     // the approval holds for exactly what the person saw: a copy taken before asking is what is sent
     exact = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
-    const verdict = await askApproval(gw, session, up, tool, exact, extra);
+    let verdict: Verdict;
+    if (extra.modern) {
+      const asked = await askApprovalModern(gw, session, up, tool, exact, extra);
+      if (asked.kind === "ask") return asked.result as CallToolResult;
+      verdict = asked.verdict;
+      exact = asked.args;
+      ext = { ...extra, modern: { ...extra.modern, requestState: undefined, inputResponses: undefined } };
+    } else verdict = await askApproval(gw, session, up, tool, exact, extra);
     if (verdict !== "approved") {
       const why =
         verdict === "refused"
@@ -67,7 +76,8 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
     guardEvent(gw, up.name, tool, "approved", "approved by a person");
   }
   const params = { ...request.params, name: tool, arguments: exact };
-  const result = await forward(gw, session, up, { method: "tools/call", params }, extra, { method: "tools/call", tool, args });
+  const send = ext.modern ? forwardModern : forward;
+  const result = await send(gw, session, up, { method: "tools/call", params }, ext, { method: "tools/call", tool, args: exact });
   return result as CallToolResult;
 }
 
@@ -91,25 +101,64 @@ export function shownJson(value: unknown, redact: (s: string) => string = (s) =>
 
 export const shownArguments = shownJson;
 
+const approvalRequest = (up: Upstream, tool: string, shown: string) => ({
+  method: "elicitation/create" as const,
+  params: {
+    message: `mcpbox: allow server "${up.name}" to run tool ${shownJson(tool)} with arguments ${shown}?`,
+    requestedSchema: {
+      type: "object" as const,
+      properties: { approve: { type: "boolean" as const, title: "Allow this call", default: true } },
+    },
+  },
+});
+
+const verdictOf = (result: { action?: unknown; content?: Record<string, unknown> | undefined }): Verdict =>
+  result.action === "accept" && result.content?.approve !== false ? "approved" : "denied";
+
 async function askApproval(gw: Gateway, session: ClientSession, up: Upstream, tool: string, args: unknown, extra: Extra): Promise<Verdict> {
-  if (!session.capabilities?.elicitation) return "refused";
+  if (!session.capabilities?.elicitation || !session.legacy) return "refused";
   const shown = shownArguments(args, gw.options.redact);
   if (shown.length > MAX_APPROVAL_CHARS) return "too-long";
-  const result = await session.server.request(
-    {
-      method: "elicitation/create",
-      params: {
-        message: `mcpbox: allow server "${up.name}" to run tool ${shownJson(tool)} with arguments ${shown}?`,
-        requestedSchema: {
-          type: "object",
-          properties: { approve: { type: "boolean", title: "Allow this call", default: true } },
-        },
-      },
-    },
-    ElicitResultSchema,
-    { signal: extra.signal, timeout: up.server.timeouts.callMs },
-  );
-  return result.action === "accept" && result.content?.approve !== false ? "approved" : "denied";
+  const result = await session.legacy.request(approvalRequest(up, tool, shown), ElicitResultSchema, { signal: extra.signal, timeout: up.server.timeouts.callMs });
+  return verdictOf(result);
+}
+
+/** An approval a modern client was asked for: the exact arguments it holds for wait in the session. */
+class Approval {
+  constructor(
+    readonly up: Upstream,
+    readonly tool: string,
+    readonly args: Record<string, unknown>,
+  ) {}
+  abort(): void {}
+}
+
+const isApproval = (v: unknown): v is Approval => v instanceof Approval;
+
+/**
+ * A modern client is asked in a round trip: the first request is answered `input_required` with the prompt, the retry
+ * carries the person's answer. The call then runs with the arguments the person saw, kept here, not the retry's.
+ */
+async function askApprovalModern(
+  gw: Gateway,
+  session: ClientSession,
+  up: Upstream,
+  tool: string,
+  args: Record<string, unknown>,
+  extra: Extra,
+): Promise<{ kind: "ask"; result: unknown } | { kind: "verdict"; verdict: Verdict; args: Record<string, unknown> }> {
+  const modern = extra.modern!;
+  if (modern.requestState !== undefined && isApproval(gw.roundTrips.peek(modern.requestState))) {
+    const approval = gw.roundTrips.unpark(modern.requestState, isApproval);
+    if (approval.up !== up || approval.tool !== tool) throw new RpcError(ErrorCode.InvalidParams, "Invalid or expired requestState");
+    const answer = modern.inputResponses?.approve as { action?: unknown; content?: Record<string, unknown> } | undefined;
+    return { kind: "verdict", verdict: answer ? verdictOf(answer) : "denied", args: approval.args };
+  }
+  if (!modern.capabilities?.elicitation) return { kind: "verdict", verdict: "refused", args };
+  const shown = shownArguments(args, gw.options.redact);
+  if (shown.length > MAX_APPROVAL_CHARS) return { kind: "verdict", verdict: "too-long", args };
+  const requestState = gw.roundTrips.park(session.perRequest ? undefined : session, new Approval(up, tool, args));
+  return { kind: "ask", result: inputRequired({ inputRequests: { approve: approvalRequest(up, tool, shown) }, requestState } as never) };
 }
 
 function refuse(gw: Gateway, server: string, tool: string, args: unknown, decision: "denied" | "refused", reason: string): CallToolResult {

@@ -16,6 +16,7 @@ import {
   type ServerCapabilities,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
+import { aggregateCacheHint, type CacheHint } from "./cache-hints.ts";
 import { VERSION } from "../version.ts";
 import type { ServerState } from "./events.ts";
 import { failureText } from "./failures.ts";
@@ -60,6 +61,8 @@ export class Upstream {
   instructions: string | undefined;
   /** the server's own name and version (its initialize answer) */
   serverInfo: Implementation | undefined;
+  /** how long its lists may be cached (2026-07-28 servers say; a 2025-11-25 server says nothing) */
+  cacheHint: CacheHint | undefined;
   startedAt: number | undefined;
   lastError: string | undefined;
   readonly subscriptions = new Set<string>();
@@ -177,7 +180,9 @@ export class Upstream {
       const previous = this.lists;
       this.#client = client;
       await this.#unlessStopped(this.#hooks.onReady(this, client));
-      this.lists = await this.#unlessStopped(listAll(client, this.capabilities, startupMs, this.name));
+      const hints: (CacheHint | undefined)[] = [];
+      this.lists = await this.#unlessStopped(listAll(client, this.capabilities, startupMs, this.name, hints));
+      this.cacheHint = hints.length > 0 ? aggregateCacheHint(hints) : undefined;
       this.startedAt = Date.now();
       this.lastError = undefined;
       this.#setState("running");
@@ -262,7 +267,9 @@ export class Upstream {
   async relist(): Promise<boolean> {
     const client = this.#client;
     if (!client || this.state !== "running") return false;
-    const next = await listAll(client, this.capabilities, this.server.timeouts.startupMs, this.name);
+    const hints: (CacheHint | undefined)[] = [];
+    const next = await listAll(client, this.capabilities, this.server.timeouts.startupMs, this.name, hints);
+    this.cacheHint = hints.length > 0 ? aggregateCacheHint(hints) : undefined;
     const changed = JSON.stringify(next) !== JSON.stringify(this.lists);
     this.lists = next;
     return changed;

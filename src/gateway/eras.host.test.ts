@@ -1,0 +1,200 @@
+/**
+ * The two protocol eras across the gateway (SPEC 4.8), with host processes (no Docker): a 2025-11-25 client in front
+ * of a 2026-07-28 server (test/fixtures/modern, SDK v2, whose input_required tools reach the client as real requests),
+ * and a 2026-07-28 client in front of it (trace context passed on, cacheable lists).
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { createMcpHandler } from "@modelcontextprotocol/server";
+import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
+import type { ResolvedServer } from "../config/resolve.ts";
+import { openAudit } from "./audit.ts";
+import { GatewayEvents } from "./events.ts";
+import { Gateway } from "./gateway.ts";
+import { hostLauncher } from "./host-launcher.ts";
+import { redactor } from "./redact.ts";
+import { BoundedStdioTransport } from "./stdio.ts";
+import { testServer } from "./_test-server.ts";
+
+const REPO = path.resolve(import.meta.dirname, "../..");
+const NODE = path.join(REPO, "node_modules/.bin/node"); // the project's Node (runs TypeScript as it is)
+const FIXTURE = path.join(REPO, "test/fixtures/modern/server.ts");
+
+let home: string;
+const gateways: Gateway[] = [];
+
+function gateway(servers: ResolvedServer[]): Gateway {
+  const gw = new Gateway({
+    servers,
+    launcher: hostLauncher(() => ({ command: NODE, args: [FIXTURE] })),
+    session: "test",
+    events: new GatewayEvents(),
+    audit: openAudit({ audit: { enabled: false, path: undefined } }),
+    redact: redactor([]),
+    log: () => {},
+  });
+  gateways.push(gw);
+  gw.startEager();
+  return gw;
+}
+
+beforeAll(() => {
+  home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-gw-eras-"));
+});
+
+afterAll(async () => {
+  await Promise.allSettled(gateways.map((g) => g.close()));
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+const textOf = (r: unknown) => JSON.stringify((r as { content?: unknown }).content ?? "");
+
+describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", () => {
+  let client: Client;
+  const logs: { logger?: string; data?: unknown }[] = [];
+  let listChanged = 0;
+
+  beforeAll(async () => {
+    const gw = gateway([testServer("mf", { prefix: null, mounts: [{ source: home, target: "/data", readOnly: true }] })]);
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await gw.connect(a);
+    client = new Client({ name: "legacy", version: "1" }, { capabilities: { sampling: {}, elicitation: { form: {} }, roots: { listChanged: true } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "accept", content: { name: "Ann" } }));
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: "forty-two" }, model: "m" }));
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${home}/sub`, name: "sub" }, { uri: "file:///etc", name: "etc" }] }));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+    await client.connect(b);
+  });
+
+  it("shows the server's own serverInfo", () => {
+    expect(client.getServerVersion()).toMatchObject({ name: "modern-fixture", version: "1.0.0" });
+  });
+
+  it("passes the server's input_required questions to the client as real requests, and the answers back", async () => {
+    expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Ann");
+    expect(textOf(await client.callTool({ name: "sample", arguments: {} }))).toContain("the model said forty-two");
+  });
+
+  it("translates the client's roots on the way (SPEC 4.1)", async () => {
+    const text = textOf(await client.callTool({ name: "roots", arguments: {} }));
+    expect(text).toContain("file:///data/sub");
+    expect(text).not.toContain("/etc");
+    expect(text).not.toContain(home);
+  });
+
+  it("keeps the server's logger name and its JSON Schema 2020-12 input schema as written", async () => {
+    await client.callTool({ name: "log", arguments: {} });
+    for (let i = 0; i < 50 && logs.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(logs).toContainEqual(expect.objectContaining({ logger: "fixture-logger", data: "a message from the fixture" }));
+    const greet = (await client.listTools()).tools.find((t) => t.name === "greet")!;
+    expect(greet.inputSchema).toEqual({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: { name: { type: "string", minLength: 1 } },
+      properties: { who: { $ref: "#/$defs/name" } },
+      additionalProperties: false,
+    });
+  });
+
+  it("tells the client when the server's tools change", async () => {
+    await client.callTool({ name: "add-tool", arguments: {} });
+    for (let i = 0; i < 100 && listChanged === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(listChanged).toBeGreaterThan(0);
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain("added-1");
+  });
+});
+
+describe("a 2026-07-28 client in front of it", () => {
+  let client: ModernClient;
+  let wire: string[] = [];
+  let toolsChanged = 0;
+
+  beforeAll(async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const toGateway = new PassThrough();
+    const fromGateway = new PassThrough();
+    fromGateway.on("data", (d: Buffer) => void wire.push(...String(d).split("\n").filter(Boolean)));
+    await gw.connect(new BoundedStdioTransport(toGateway, fromGateway));
+    client = new ModernClient(
+      { name: "modern", version: "1" },
+      {
+        versionNegotiation: { mode: { pin: "2026-07-28" } },
+        capabilities: { elicitation: { form: {} } },
+        listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => void toolsChanged++ } },
+      },
+    );
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: { name: "Bo" } }));
+    await client.connect(new ModernStreamTransport(fromGateway, toGateway));
+  });
+
+  afterAll(async () => {
+    await client?.close().catch(() => {});
+  });
+
+  it("passes traceparent, tracestate and baggage on to the server in _meta", async () => {
+    const trace = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", tracestate: "vendor=x", baggage: "k=v" };
+    const r = await client.callTool({ name: "meta", arguments: {}, _meta: trace });
+    expect(JSON.parse(JSON.parse(textOf(r))[0].text)).toMatchObject(trace);
+  });
+
+  it("answers lists with the servers' cache hints and every result with resultType", async () => {
+    wire = [];
+    await client.listTools();
+    const answer = wire.map((l) => JSON.parse(l) as { result?: Record<string, unknown> }).find((m) => Array.isArray(m.result?.tools));
+    expect(answer?.result).toMatchObject({ ttlMs: 60_000, cacheScope: "public", resultType: "complete" });
+  });
+
+  it("hears of changed lists on its subscriptions/listen stream, not as unsolicited notifications", async () => {
+    for (let i = 0; i < 100 && !wire.some((l) => l.includes("notifications/subscriptions/acknowledged")); i++) await new Promise((r) => setTimeout(r, 20));
+    wire = [];
+    await client.callTool({ name: "add-tool", arguments: {} });
+    for (let i = 0; i < 100 && toolsChanged === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(toolsChanged).toBeGreaterThan(0);
+    const change = wire.map((l) => JSON.parse(l) as { method?: string; params?: { _meta?: Record<string, unknown> } }).find((m) => m.method === "notifications/tools/list_changed");
+    expect(change?.params?._meta).toHaveProperty(["io.modelcontextprotocol/subscriptionId"]); // on the listen stream
+  });
+
+  it("gets a server's log messages only for a request that asked for them, at its level (no logging/setLevel)", async () => {
+    wire = [];
+    await client.callTool({ name: "log", arguments: {} });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(wire.some((l) => l.includes("notifications/message"))).toBe(false);
+    await client.callTool({ name: "log", arguments: {}, _meta: { "io.modelcontextprotocol/logLevel": "info" } });
+    for (let i = 0; i < 50 && !wire.some((l) => l.includes("notifications/message")); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(wire.some((l) => l.includes("a message from the fixture"))).toBe(true);
+  });
+
+  it("gets a 2026-07-28 server's questions in round trips too", async () => {
+    expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Bo");
+  });
+});
+
+describe("a 2026-07-28 client over the SDK's per-request HTTP entry (every request a session of its own)", () => {
+  it("continues a server's round trip in the retry's own request, and lets no session pile up", async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });
+    const client = new ModernClient({ name: "http", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: { name: "Di" } }));
+    await client.connect(new StreamableHTTPClientTransport(new URL("http://gateway.test/mcp"), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+    expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Di");
+    expect(textOf(await client.callTool({ name: "meta", arguments: {} }))).toContain("{");
+    await client.close();
+    await handler.close();
+    for (let i = 0; i < 50 && gw.sessions.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(gw.sessions.size).toBe(0);
+  });
+});

@@ -1,0 +1,170 @@
+/**
+ * Multi round-trip requests (SPEC 4.8, 9) between a 2025-11-25 server and a 2026-07-28 client. The server asks the
+ * client things mid-call (elicitation, sampling, roots) as real requests; a modern client has no such channel. So the
+ * gateway parks the server's call: the client's request is answered `input_required` with the server's requests
+ * embedded and a `requestState` naming the parked call; the client's retry carries the answers, which go back to the
+ * server as its requests' results, and the retry waits on the same call (its result, or the next question).
+ *
+ * `requestState` is a random token known only to the gateway and this one client's session: a retry from another
+ * client, or a forged or stale token, finds nothing.
+ */
+import { randomBytes } from "node:crypto";
+import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { RpcError } from "./rpc-error.ts";
+import type { ClientSession } from "./session.ts";
+import type { Upstream } from "./upstream.ts";
+
+/** A question a server asked during a modern client's call, waiting for the client's answer. */
+interface Ask {
+  key: string;
+  request: Request;
+  resolve(result: Result): void;
+  reject(e: Error): void;
+}
+
+/** At most this long a parked call waits for the client's retry once its server has answered or asked. */
+export const PARK_MS = 10 * 60_000;
+
+const PARKED_PREFIX = "mcpbox-rt-";
+
+/** One modern client's call to one server, across the client's retries. */
+export class CallState {
+  readonly up: Upstream;
+  readonly controller = new AbortController();
+  readonly startedAt = Date.now();
+  logLevel: LoggingLevel | undefined;
+  capabilities: ClientCapabilities | undefined;
+  /** the client request waiting on this call now (undefined while parked between a client's retries) */
+  waiter: ClientSession | undefined;
+  /** the server's answer, once started */
+  result: Promise<Result> | undefined;
+  /** notifications of the call (progress) to the client request waiting on it now */
+  sendNotification: ((n: Notification) => Promise<void>) | undefined;
+  #asked: Ask[] = [];
+  #outstanding: Ask[] = [];
+  #wake: (() => void) | undefined;
+  #next = 0;
+
+  constructor(up: Upstream, waiter: ClientSession) {
+    this.up = up;
+    this.waiter = waiter;
+  }
+
+  /** The server asks the client something: answered when the client's retry brings it. */
+  ask(request: Request): Promise<Result> {
+    return new Promise<Result>((resolve, reject) => {
+      this.#asked.push({ key: `q${++this.#next}`, request, resolve, reject });
+      this.#wake?.();
+    });
+  }
+
+  /** The server's answer, or the questions it asked meanwhile (taken: they now wait for the client's answers). */
+  async next(): Promise<{ result: Result } | { asks: { key: string; request: Request }[] }> {
+    const result = this.result!;
+    for (;;) {
+      if (this.#asked.length > 0) {
+        this.#outstanding.push(...this.#asked);
+        this.#asked = [];
+        return { asks: this.#outstanding.map((a) => ({ key: a.key, request: a.request })) };
+      }
+      const asked = new Promise<"asked">((resolve) => (this.#wake = () => resolve("asked")));
+      const settled = await Promise.race([result.then(() => "done" as const, () => "done" as const), asked]);
+      this.#wake = undefined;
+      if (settled === "done") return { result: await result };
+    }
+  }
+
+  /** The client's answers to the outstanding questions, by key; a question it left unanswered fails at the server. */
+  answer(responses: Record<string, unknown> | undefined, translate: (ask: Request, response: Result) => Result): void {
+    const outstanding = this.#outstanding;
+    this.#outstanding = [];
+    for (const a of outstanding) {
+      const response = responses?.[a.key];
+      if (response && typeof response === "object") a.resolve(translate(a.request, response as Result));
+      else a.reject(new RpcError(ErrorCode.InvalidRequest, `the client did not answer ${a.request.method}`));
+    }
+  }
+
+  abort(why: string): void {
+    for (const a of [...this.#asked, ...this.#outstanding]) a.reject(new RpcError(ErrorCode.InvalidRequest, why));
+    this.#asked = [];
+    this.#outstanding = [];
+    this.controller.abort(new Error(why));
+  }
+}
+
+interface Parked {
+  value: { abort(why: string): void };
+  /** a long-lived connection (stdio) whose end ends what it parked; none for a per-request one (HTTP) */
+  owner: ClientSession | undefined;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * The gateway's round trips in flight, shared by every session: a 2026-07-28 client over HTTP may send each retry
+ * as a request of its own (a session of its own), so what it continues lives here, under its token.
+ */
+export class RoundTrips {
+  readonly #parked = new Map<string, Parked>();
+  readonly #calls = new Map<Upstream, CallState[]>();
+
+  /** The modern call to `up` a server's request belongs to: the oldest in flight. */
+  callFor(up: Upstream): CallState | undefined {
+    return this.#calls.get(up)?.[0];
+  }
+
+  callsTo(up: Upstream): readonly CallState[] {
+    return this.#calls.get(up) ?? [];
+  }
+
+  track(state: CallState): void {
+    let list = this.#calls.get(state.up);
+    if (!list) this.#calls.set(state.up, (list = []));
+    list.push(state);
+  }
+
+  untrack(state: CallState): void {
+    const list = this.#calls.get(state.up);
+    if (!list) return;
+    const i = list.indexOf(state);
+    if (i >= 0) list.splice(i, 1);
+    if (list.length === 0) this.#calls.delete(state.up);
+  }
+
+  /** Parks `value` for the client's retry; the token names it (random: only the client it was given to knows it). */
+  park(owner: ClientSession | undefined, value: { abort(why: string): void }): string {
+    const token = PARKED_PREFIX + randomBytes(16).toString("base64url");
+    const timer = setTimeout(() => {
+      if (this.#parked.get(token)?.value !== value) return;
+      this.#parked.delete(token);
+      value.abort("the client did not come back for this call in time");
+    }, PARK_MS);
+    timer.unref();
+    this.#parked.set(token, { value, owner, timer });
+    return token;
+  }
+
+  peek(token: unknown): unknown {
+    return typeof token === "string" ? this.#parked.get(token)?.value : undefined;
+  }
+
+  /** What a retry's requestState names, taken (a token serves one retry). */
+  unpark<T>(token: unknown, is: (v: unknown) => v is T): T {
+    const parked = typeof token === "string" ? this.#parked.get(token) : undefined;
+    if (parked === undefined || !is(parked.value)) throw new RpcError(ErrorCode.InvalidParams, "Invalid or expired requestState");
+    clearTimeout(parked.timer);
+    this.#parked.delete(token as string);
+    return parked.value;
+  }
+
+  /** A client went away: what it parked, and the calls its requests wait on, end with it. */
+  sessionClosed(session: ClientSession): void {
+    for (const [token, p] of this.#parked) {
+      if (p.owner !== session) continue;
+      clearTimeout(p.timer);
+      this.#parked.delete(token);
+      p.value.abort("the client disconnected");
+    }
+    for (const list of this.#calls.values()) for (const c of [...list]) if (c.waiter === session) c.abort("the client disconnected");
+  }
+}
