@@ -17,6 +17,10 @@ import { allowedHosts, checkBearer, checkHost, checkOrigin, type Refusal } from 
 import type { TokenSource } from "./token.ts";
 
 export const MCP_PATH = "/mcp";
+/** at most this many client sessions at once: each holds an SDK Server and its state */
+export const MAX_SESSIONS = 64;
+/** a session with no request or stream open for this long is closed; its id is then unknown (404) */
+export const SESSION_IDLE_MS = 30 * 60_000;
 /** revisions a client speaks without a session (no initialize): each request stands alone */
 const STATELESS_REVISIONS = new Set(["2026-07-28"]);
 
@@ -41,6 +45,8 @@ export interface HttpOptions {
   host: ClientHost;
   log: (line: string) => void;
   maxBodyBytes: number;
+  /** default SESSION_IDLE_MS */
+  idleMs?: number;
 }
 
 export interface HttpGateway {
@@ -52,12 +58,20 @@ export interface HttpGateway {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** HTTP requests (and SSE streams) of this session open now */
+  open: number;
+  idleSince: number;
 }
 
 export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
   const sessions = new Map<string, Session>();
   const opened = new Set<StreamableHTTPServerTransport>();
   let hosts = allowedHosts(options.listen);
+  const idleMs = options.idleMs ?? SESSION_IDLE_MS;
+  const sweep = setInterval(() => {
+    for (const s of sessions.values()) if (s.open === 0 && Date.now() - s.idleSince > idleMs) void s.transport.close().catch(() => {});
+  }, Math.min(60_000, idleMs));
+  sweep.unref();
   const server = http.createServer((req, res) => {
     handle(req, res).catch((e: unknown) => {
       options.log(`http: ${e instanceof Error ? e.message : String(e)}`);
@@ -83,6 +97,11 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
     if (id !== undefined) {
       const session = sessions.get(id);
       if (!session) return reply(res, 404, "Session not found", {}, -32001);
+      session.open++;
+      res.once("close", () => {
+        session.open--;
+        session.idleSince = Date.now();
+      });
       return serveRequest(session.transport, req, res, message);
     }
     if (req.method === "POST" && isInitialize(message)) return openSession(req, res, message);
@@ -99,10 +118,11 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
   }
 
   async function openSession(req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
+    if (sessions.size >= MAX_SESSIONS) return reply(res, 503, `Service unavailable: ${MAX_SESSIONS} client sessions are open; end one (DELETE) first`);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (sid) => {
-        sessions.set(sid, { transport });
+        sessions.set(sid, { transport, open: 0, idleSince: Date.now() });
         options.log(`http: client ${sid.slice(0, 8)} connected (${sessions.size} open)`);
       },
     });
@@ -136,6 +156,7 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
   }
 
   async function close(): Promise<void> {
+    clearInterval(sweep);
     const closing = [...opened].map((t) => t.close().catch(() => {}));
     server.closeAllConnections();
     await Promise.all([...closing, new Promise<void>((resolve) => server.close(() => resolve()))]);

@@ -1,0 +1,89 @@
+/** The HTTP layer alone (no engine): an SDK Server per client behind startHttp, reached by the SDK's HTTP client. */
+import { afterEach, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { startHttp, type HttpGateway } from "./server.ts";
+import { TokenSource } from "./token.ts";
+
+let served: HttpGateway | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+async function start(idleMs?: number, token?: TokenSource) {
+  const lines: string[] = [];
+  served = await startHttp({
+    listen: { host: "127.0.0.1", port: 0 },
+    token,
+    log: (l) => lines.push(l),
+    maxBodyBytes: 1024,
+    ...(idleMs === undefined ? {} : { idleMs }),
+    host: {
+      async open(transport) {
+        const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+        server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "x", inputSchema: { type: "object" } }] }));
+        await server.connect(transport);
+      },
+    },
+  });
+  return { url: served.url, lines };
+}
+
+const client = async (url: string) => {
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const c = new Client({ name: "c", version: "1" });
+  await c.connect(transport);
+  return { c, transport };
+};
+
+describe("startHttp", () => {
+  it("serves /mcp with a session per client and says where", async () => {
+    const { url, lines } = await start();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const [a, b] = [await client(url), await client(url)];
+    expect(a.transport.sessionId).not.toBe(b.transport.sessionId);
+    expect(served!.sessions()).toBe(2);
+    expect((await a.c.listTools()).tools).toHaveLength(1);
+    await a.transport.terminateSession();
+    expect(served!.sessions()).toBe(1);
+    expect(lines.filter((l) => l.includes("connected"))).toHaveLength(3);
+  });
+
+  it("keeps a session while its client holds a stream, closes it once idle: its id is unknown then (404)", async () => {
+    const { url } = await start(100);
+    const a = await client(url);
+    const sid = a.transport.sessionId!;
+    await new Promise((r) => setTimeout(r, 350));
+    expect(served!.sessions()).toBe(1); // the client's GET stream is open
+    await a.c.close(); // gone without DELETE
+    await new Promise((r) => setTimeout(r, 350));
+    expect(served!.sessions()).toBe(0);
+    const r = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sid },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/list" }),
+    });
+    expect(r.status).toBe(404);
+  });
+
+  it("answers 413 to a body over the cap, 404 off /mcp, 405 to other methods", async () => {
+    const { url } = await start();
+    const post = (body: string, at = url) => fetch(at, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
+    expect((await post("x".repeat(2000))).status).toBe(413);
+    expect((await post("{", url)).status).toBe(400);
+    expect((await post("{}", url.replace("/mcp", "/other"))).status).toBe(404);
+    expect((await fetch(url, { method: "PUT" })).status).toBe(405);
+  });
+
+  it("refuses a missing or wrong token with 401 and WWW-Authenticate", async () => {
+    const token = "t".repeat(43);
+    const { url } = await start(undefined, new TokenSource("/nonexistent/http-token", token));
+    const r = await fetch(url, { method: "POST", headers: { authorization: "Bearer nope" }, body: "{}" });
+    expect(r.status).toBe(401);
+    expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(await r.text()).not.toContain(token);
+  });
+});
