@@ -199,7 +199,10 @@ describe("engine discovery through the binary (no DOCKER_HOST)", () => {
 
 describe("npm install -g mcpbox (the package runs on the Node it declares)", () => {
   it("npm pack, installed into a temp prefix with the machine's Node 20: --version, validate, schema", () => {
-    const sys = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: work, NO_COLOR: "1", npm_config_update_notifier: "false" };
+    // the machine's own node and npm (not the project's Node 24 that npm scripts put first), with its CA settings;
+    // none of the npm_* variables of the npm that runs this test
+    const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE_OPTIONS"));
+    const sys = { ...inherited, PATH: "/usr/local/bin:/usr/bin:/bin", NO_COLOR: "1", npm_config_update_notifier: "false" };
     const nodeVersion = execFileSync("node", ["--version"], { env: sys, encoding: "utf8" }).trim();
     // package.json says engines >= 20: the lowest declared major is the one that proves it (ENVIRONMENT.md: 20.20)
     expect(nodeVersion, "the machine's node should be the lowest declared Node (20)").toMatch(/^v20\./);
@@ -211,10 +214,13 @@ describe("npm install -g mcpbox (the package runs on the Node it declares)", () 
     expect(shipped).toContain("dist/templates/node/Dockerfile");
     expect(shipped.some((f) => f.startsWith("src/") || f === "dist/mcpbox")).toBe(false);
     const prefix = path.join(work, "prefix");
+    const started = Date.now();
     execFileSync("npm", ["install", "-g", "--prefer-offline", "--no-audit", "--no-fund", "--prefix", prefix, path.join(packs, packed[0]!.filename)], {
       env: sys,
       stdio: ["ignore", "pipe", "pipe"],
+      timeout: 240_000,
     });
+    process.stderr.write(`platforms: npm install -g of the packed mcpbox took ${Date.now() - started} ms\n`);
     const env = { ...sys, PATH: `${path.join(prefix, "bin")}:${sys.PATH}`, MCPBOX_HOME: path.join(work, ".mcpbox-npm") };
     const mcpbox = (args: string[]) => spawnSync("mcpbox", args, { cwd: work, env, encoding: "utf8", timeout: 60_000 });
     const version = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
