@@ -16,6 +16,8 @@ const manifest = JSON.parse(sea.getAsset("mcpbox/manifest.json", "utf8"));
 const DAY = 24 * 3600 * 1000;
 
 const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+// Windows has no owner uid nor mode bits in stat (every folder reads 0666/0777): its ACLs keep %USERPROFILE% private
+const posixModes = process.platform !== "win32";
 
 /** The folder holding this build's chunks, extracted (or a missing chunk written again) first; verifyChunks checks them. */
 function programDir() {
@@ -76,12 +78,12 @@ function privateFolder(dir, what) {
   }
   if (!st.isDirectory()) return false;
   if (uid !== undefined && st.uid !== uid) refuse(`is owned by uid ${st.uid}, not by you (uid ${uid})`, `${yours}; mcpbox makes it, private to you`);
-  if ((st.mode & 0o022) !== 0) {
+  if (posixModes && (st.mode & 0o022) !== 0) {
     const who = (st.mode & 0o020) !== 0 && (st.mode & 0o002) !== 0 ? "group and others" : (st.mode & 0o020) !== 0 ? "its group" : "others";
     const mode = (st.mode & 0o7777).toString(8).padStart(4, "0");
     refuse(`is writable by ${who} (mode ${mode}): they could plant files mcpbox trusts`, `chmod 700 ${dir} (and check what is in it), or ${yours}`);
   }
-  if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
+  if (posixModes && (st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
   return true;
 }
 
