@@ -17,7 +17,7 @@ export function parseListen(value: unknown): ListenAddress {
   if (value === undefined || value === true) return { host: DEFAULT_HOST, port: DEFAULT_PORT };
   const text = String(value).trim();
   const bad = (why: string) =>
-    new McpboxError("usage", `--http ${JSON.stringify(text)}: ${why}`, { hint: "write [host:]port, e.g. --http 8808, --http 127.0.0.1:8808 or --http [::1]:8808" });
+    new McpboxError("usage", `--http ${JSON.stringify(text)}: ${why}`, { hint: "write [host:]port, e.g. --http 8808, --http 127.0.0.1:8808 or --http [::1]:8808 (server names go before --http)" });
   const m = /^(?:\[([^\]]+)\]:|([^:[\]]+):)?(\d+)$/.exec(text);
   if (!m) throw bad("not a [host:]port");
   const host = m[1] ?? m[2] ?? DEFAULT_HOST;
