@@ -6,6 +6,7 @@
 // attaches each proxy to that network besides its own.
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,15 +24,21 @@ const FIXTURES = path.resolve(import.meta.dirname, "fixtures/egress");
 const TEST_LABEL = "mcpbox.test.egress-serve";
 const run = `${process.pid}-${Date.now().toString(36)}`;
 const NET = { name: `mcpbox-egress-serve-test-${run}`, subnet: "198.51.100.0/24", gateway: "198.51.100.1", good: "198.51.100.10", other: "198.51.100.20" };
+/** a private network (the engine's default pool): the good host is on it too, as rebind.test */
+const PRIV = `mcpbox-egress-serve-test-priv-${run}`;
 const docker = engine();
 const cleanup: Array<() => Promise<unknown>> = [];
 const open: Connected[] = [];
 let p: TestProject;
+let hostService: net.Server;
+let hostPort = 0;
+let hostHits = 0;
 
 async function removeLeftovers(): Promise<void> {
   const filters = JSON.stringify({ label: [TEST_LABEL] });
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => {});
   for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => {});
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => {});
 }
 
 function selfSignedCert(dir: string): { cert: string; key: string } {
@@ -42,7 +49,7 @@ function selfSignedCert(dir: string): { cert: string; key: string } {
   return out;
 }
 
-async function testHost(name: string, image: string, ip: string, cert: { cert: string; key: string }): Promise<void> {
+async function testHost(name: string, image: string, ip: string, cert: { cert: string; key: string }, also?: { network: string; alias: string }): Promise<void> {
   const c = await docker.createContainer({
     name: `mcpbox-egress-serve-test-${name}-${run}`,
     Image: image,
@@ -51,9 +58,10 @@ async function testHost(name: string, image: string, ip: string, cert: { cert: s
     Env: [`NAME=${name}`, `CERT=${cert.cert}`, `KEY=${cert.key}`],
     Labels: { [TEST_LABEL]: run },
     HostConfig: { NetworkMode: NET.name, Binds: [`${FIXTURES}:/fixtures:ro`], Sysctls: { "net.ipv4.ip_unprivileged_port_start": "0" }, CapDrop: ["ALL"] },
-    NetworkingConfig: { EndpointsConfig: { [NET.name]: { IPAMConfig: { IPv4Address: ip }, Aliases: [`${name}.test`] } } },
+    NetworkingConfig: { EndpointsConfig: { [NET.name]: { IPAMConfig: { IPv4Address: ip }, Aliases: [`${name}.test`, ...(name === "other" ? ["echo.test"] : [])] } } },
   });
   cleanup.push(() => c.remove({ force: true }));
+  if (also) await docker.getNetwork(also.network).connect({ Container: c.id, EndpointConfig: { Aliases: [also.alias] } });
   await c.start();
 }
 
@@ -69,17 +77,18 @@ async function sessionObjects(session: string): Promise<string[]> {
 }
 
 async function start(): Promise<{ gw: Connected; session: string }> {
-  const gw = await connect(p, { env: { [TEST_NETWORKS_ENV]: NET.name, EGRESS_TEST_TOKEN: SECRET } });
+  const gw = await connect(p, { env: { [TEST_NETWORKS_ENV]: `${NET.name},${PRIV}`, EGRESS_TEST_TOKEN: SECRET } });
   open.push(gw);
   await gw.client.listTools(); // the eager server is up, its egress before it
   const session = (await containersOf(gw.pid))[0]!.Labels[LABEL.session]!;
   return { gw, session };
 }
 
-const fetchText = async (gw: Connected, url: string) => {
-  const r = (await gw.client.callTool({ name: "web__fetch", arguments: { url } })) as { content: Array<{ text: string }> };
+const tool = async (gw: Connected, name: string, args: Record<string, unknown>) => {
+  const r = (await gw.client.callTool({ name: `web__${name}`, arguments: args })) as { content: Array<{ text: string }> };
   return r.content[0]!.text;
 };
+const fetchText = (gw: Connected, url: string) => tool(gw, "fetch", { url });
 
 beforeAll(async () => {
   await removeLeftovers();
@@ -95,15 +104,23 @@ beforeAll(async () => {
     mounts: [{ source: FIXTURES, target: "/fixtures" }, { source: "./ca", target: "/ca" }],
     env: { NODE_EXTRA_CA_CERTS: "/ca/cert.pem" },
     secrets: { TOKEN: { env: "EGRESS_TEST_TOKEN" } },
-    network: { allow: ["good.test"] },
+    network: { allow: ["good.test", "rebind.test", "echo.test:7000"] },
     timeouts: { startupMs: 60_000, callMs: 30_000 },
   } } }, null, 2));
   await docker.createNetwork({ Name: NET.name, Driver: "bridge", Labels: { [TEST_LABEL]: run }, IPAM: { Config: [{ Subnet: NET.subnet, Gateway: NET.gateway }] } });
   cleanup.push(() => docker.getNetwork(NET.name).remove());
-  await Promise.all([testHost("good", image, NET.good, cert), testHost("other", image, NET.other, cert)]);
+  await docker.createNetwork({ Name: PRIV, Driver: "bridge", Labels: { [TEST_LABEL]: run } });
+  cleanup.push(() => docker.getNetwork(PRIV).remove());
+  await Promise.all([testHost("good", image, NET.good, cert, { network: PRIV, alias: "rebind.test" }), testHost("other", image, NET.other, cert)]);
+  hostService = net.createServer((c) => {
+    hostHits++;
+    c.end("host-secret");
+  });
+  hostPort = await new Promise<number>((r) => hostService.listen(0, "0.0.0.0", () => r((hostService.address() as net.AddressInfo).port)));
 }, 120_000);
 
 afterAll(async () => {
+  hostService?.close();
   for (const c of open.splice(0)) await c.client.close().catch(() => {});
   for (const undo of cleanup.reverse()) await undo().catch(() => {});
   fs.rmSync(p.dir, { recursive: true, force: true });
@@ -153,6 +170,76 @@ describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
     (gw.transport as unknown as { _process: { stdin: NodeJS.WritableStream } })._process.stdin.end();
     await waitFor("the gateway to exit", () => (alive(gw.pid) ? undefined : true), 30_000);
     expect(await sessionObjects(session)).toEqual([]);
+  }, 90_000);
+
+  it("has no way out but its list: a private address behind a name, a port, a direct IP, the host, DNS; a TCP forward works", async () => {
+    const { gw, session } = await start();
+    const egress = () => auditLines(p).filter((l) => l.method === "egress" && l.session === session);
+    const privGateway = ((await docker.getNetwork(PRIV).inspect()) as { IPAM: { Config: Array<{ Gateway: string }> } }).IPAM.Config[0]!.Gateway;
+    const ownNetwork = (await sessionObjects(session)).find((o) => o.startsWith("network "))!.slice("network ".length);
+    const ownGateway = ((await docker.getNetwork(ownNetwork).inspect()) as { IPAM: { Config: Array<{ Gateway: string }> } }).IPAM.Config[0]!.Gateway;
+
+    expect(await tool(gw, "interfaces", {})).toBe('["lo"]'); // no device but loopback
+    expect(await fetchText(gw, "https://good.test/ok")).toBe("200 good /ok");
+    // rebind.test is listed, but the proxy resolves it to the good host's private address: refused after resolution
+    expect(await fetchText(gw, "https://rebind.test/")).toMatch(/^error: /);
+    expect(await fetchText(gw, "https://good.test:8443/")).toMatch(/^error: /); // a listed host, a port that is not
+    expect(await tool(gw, "tcp", { host: NET.good, port: 443, payload: "x" })).toMatch(/^error: (ENETUNREACH|EHOSTUNREACH|timeout)/);
+    for (const address of [NET.gateway, privGateway, ownGateway, "172.17.0.1"]) {
+      expect(await tool(gw, "tcp", { host: address, port: hostPort, payload: "x" }), address).toMatch(/^error: (ENETUNREACH|EHOSTUNREACH|timeout)/);
+    }
+    expect(hostHits).toBe(0);
+    expect(await tool(gw, "dns", { name: "good.test" })).toMatch(/^error: (ENOTFOUND|EAI_AGAIN)/);
+    expect(await tool(gw, "tcp", { host: "echo.test", port: 7000, payload: "echo-me-123" })).toBe("echo-me-123");
+
+    await waitFor("the egress audit lines", () => (egress().length >= 4 ? true : undefined), 10_000);
+    expect(egress()).toEqual(expect.arrayContaining([
+      expect.objectContaining({ host: "good.test", port: 443, outcome: "ok" }),
+      expect.objectContaining({ host: "rebind.test", port: 443, outcome: "denied", reason: expect.stringMatching(/\(private\), refused unless an entry names that address/) }),
+      expect.objectContaining({ host: "good.test", port: 8443, outcome: "denied", reason: "not on the allowlist" }),
+      expect.objectContaining({ host: "echo.test", port: 7000, outcome: "ok", bytesUp: 11, bytesDown: 11 }),
+    ]));
+    // the direct, host and DNS attempts never reached the proxy: nothing else was recorded
+    expect(egress().map((l) => `${l.host}:${l.port}`).sort()).toEqual(["echo.test:7000", "good.test:443", "good.test:8443", "rebind.test:443"]);
+  }, 90_000);
+
+  it("runs the server with no network but its forwarder's loopback, and the proxy hardened, its socket for uid 1000 alone", async () => {
+    const { gw, session } = await start();
+    const mine = await containersOf(gw.pid);
+    const inspect = (role: string | undefined) => docker.getContainer(mine.find((c) => c.Labels["mcpbox.egress"] === role)!.Id).inspect();
+    const [server, forwarder, proxy] = await Promise.all([inspect(undefined), inspect("forward"), inspect("proxy")]);
+    expect(server.HostConfig.NetworkMode).toBe(`container:${forwarder.Id}`);
+    expect(server.NetworkSettings.Networks).toEqual({});
+    expect(forwarder.HostConfig.NetworkMode).toBe("none");
+    expect(forwarder.NetworkSettings.Networks).toEqual({ none: expect.anything() });
+    const volume = (await sessionObjects(session)).find((o) => o.startsWith("volume "))!.slice("volume ".length);
+    expect(server.Mounts.map((m) => m.Name)).not.toContain(volume); // the proxy's socket is not the server's to reach
+    expect(forwarder.Mounts.map((m) => m.Name)).toContain(volume);
+
+    for (const c of [proxy, forwarder]) {
+      expect(c.Config.User).toBe("1000:1000");
+      expect(c.HostConfig).toMatchObject({ ReadonlyRootfs: true, CapDrop: ["ALL"], SecurityOpt: ["no-new-privileges"], Init: true, PidsLimit: 64, Privileged: false });
+      expect(c.HostConfig.Memory).toBeGreaterThan(0);
+      expect(c.HostConfig.Memory).toBe(c.HostConfig.MemorySwap);
+      expect(c.HostConfig.NanoCpus).toBeGreaterThan(0);
+      expect(c.HostConfig.CapAdd ?? []).toEqual([]);
+    }
+    const own = (await sessionObjects(session)).find((o) => o.startsWith("network "))!.slice("network ".length);
+    expect(Object.keys(proxy.NetworkSettings.Networks).sort()).toEqual([own, NET.name, PRIV].sort()); // the test's networks too (MCPBOX_TEST_EGRESS_NETWORKS)
+    expect((await docker.getNetwork(own).inspect()).Options).toMatchObject({ "com.docker.network.bridge.enable_icc": "false" });
+
+    // the socket folder and the socket: uid 1000 only (seen from a container that mounts the volume read-only)
+    const image = await nodeBaseImage(docker);
+    const look = await docker.createContainer({
+      Image: image, Cmd: ["stat", "-c", "%a %u %F", "/egress", "/egress/web.sock"], Labels: { [TEST_LABEL]: run }, Tty: true,
+      HostConfig: { NetworkMode: "none", Mounts: [{ Type: "volume", Source: volume, Target: "/egress", ReadOnly: true }] },
+    });
+    cleanup.push(() => look.remove({ force: true }));
+    await look.start();
+    await look.wait();
+    const seen = (await look.logs({ stdout: true, stderr: true })).toString("utf8").trim().split("\n").map((l) => l.trim());
+    expect(seen).toEqual(["700 1000 directory", "600 1000 socket"]);
+    await look.remove({ force: true });
   }, 90_000);
 
   it("leaves no container, network or volume of a SIGKILLed gateway after 10 s", async () => {

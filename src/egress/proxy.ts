@@ -8,6 +8,7 @@ import dns from "node:dns/promises";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import path from "node:path";
 import { parseAllowlist, type EgressRule } from "./allowlist.ts";
 import { connectTarget, decide, type Verdict } from "./decide.ts";
 import { formatRecord, type EgressRecord } from "./record.ts";
@@ -47,6 +48,8 @@ async function listen(socket: string, server: string, rules: EgressRule[], gatew
   const open = new Set<net.Socket>();
   sockets.set(s, open);
   s.on("connection", (c: net.Socket) => (open.add(c), c.once("close", () => open.delete(c))));
+  // the volume's folder is made 0755 by the image's COPY: ours alone (uid 1000, the forwarder's too) before the socket is
+  fs.chmodSync(path.dirname(socket), 0o700);
   fs.rmSync(socket, { force: true });
   await new Promise<void>((resolve, reject) => s.once("error", reject).listen(socket, () => resolve()));
   fs.chmodSync(socket, 0o600);
