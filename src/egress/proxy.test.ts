@@ -159,6 +159,15 @@ describe("egress proxy and forwarder", () => {
     expect(await tcp(deniedTcpPort, "127.0.1.2", "tcp-hello")).toBe("");
   });
 
+  it("decides by the target alone: a Host header naming another host changes nothing, an origin-form request is refused", async () => {
+    const plain = await raw(`GET http://127.0.0.1:${webPort}/h HTTP/1.1\r\nHost: evil.test\r\nConnection: close\r\n\r\n`);
+    expect(plain).toMatch(new RegExp(`hello /h host=127\\.0\\.0\\.1:${webPort}$`)); // the checked name goes on, not the server's
+    const tunnel = await raw(`CONNECT 127.0.0.2:${echoPort} HTTP/1.1\r\nHost: 127.0.0.1:${echoPort}\r\n\r\n`);
+    expect(tunnel).toMatch(/^HTTP\/1\.1 403 /);
+    expect(await raw(`GET /h HTTP/1.1\r\nHost: 127.0.0.1:${webPort}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await raw(`CONNECT http://127.0.0.1:${echoPort} HTTP/1.1\r\nHost: x\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 [^]*not host:port/);
+  });
+
   it("keeps a GET's chunked body inside its request: the host sees one request, not a second one smuggled in it", async () => {
     const inner = `GET /smuggled HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
     const answer = await raw(`GET http://127.0.0.1:${upPort}/body HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n` +
