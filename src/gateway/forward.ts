@@ -77,7 +77,11 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
         const since = session?.inflightSince.get(up);
         if (call && (since === undefined || call.startedAt <= since)) return await askModern(call, up, vetted);
         if (!session) throw new RpcError(ErrorCode.InvalidRequest, `mcpbox has no client connected to pass ${vetted.method} from server ${up.name} on to`);
-        if (vetted.method === "roots/list" && !session.capabilities?.roots) return { roots: [] };
+        const kind = requestKind(vetted.method)!;
+        if (!session.capabilities?.[kind]) {
+          if (kind === "roots") return { roots: [] };
+          throw new RpcError(ErrorCode.InvalidRequest, `the client does not support ${kind} (server ${up.name} asked for it)`);
+        }
         const client = session.legacy!;
         if (vetted.method === "roots/list") {
           const { roots } = await client.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });

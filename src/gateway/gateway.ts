@@ -74,7 +74,7 @@ export class Gateway {
    * `connect` returns (`session.closed`). Kept until every caller has moved.
    */
   readonly server: { onclose?: () => void } = {};
-  /** what the servers are told the client can do: the first client's capabilities (known once it initialized) */
+  /** resolves once a first client has said what it can do (the servers start talking to it then) */
   readonly #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
   /** who holds which name for this session, and the lists each server is served with (claims.ts) */
@@ -88,7 +88,10 @@ export class Gateway {
     this.transparent = options.servers.length === 1 && options.servers[0]!.prefix === null;
     this.#clientCaps = new Promise((resolve) => (this.#resolveClientCaps = resolve));
     this.failures = new FailureReports({ stderr: options.log, client: (line) => this.#tellClients(line) });
-    this.#hooks = forwardingHooks(this, () => this.#clientCaps);
+    // the servers are told all a client may do (within each one's clientRequests) once a first client is there, not
+    // that client's own capabilities: with several clients, a later one may do more; a request a client cannot
+    // answer is refused to the server with why (forward.ts)
+    this.#hooks = forwardingHooks(this, () => this.#clientCaps.then(() => ANY_CLIENT));
     const unavailable = options.unavailable ?? new Map<string, string>();
     this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks, unavailable.get(s.name))]));
     this.catalog = buildCatalog([], this.transparent);

@@ -55,11 +55,11 @@ async function stdioClient(gw: Gateway, name: string): Promise<{ client: Client;
   return { client, session };
 }
 
-async function memoryClient(gw: Gateway, name: string): Promise<{ client: Client; session: ClientSession }> {
+async function memoryClient(gw: Gateway, name: string, capabilities: Record<string, unknown> = { sampling: {} }): Promise<{ client: Client; session: ClientSession }> {
   const [a, b] = InMemoryTransport.createLinkedPair();
   const session = await gw.connect(a);
-  const client = new Client({ name, version: "1" }, { capabilities: { sampling: {} } });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: `sampled by ${name}` }, model: "m" }));
+  const client = new Client({ name, version: "1" }, { capabilities });
+  if (capabilities.sampling) client.setRequestHandler(CreateMessageRequestSchema, async () => ({ role: "assistant", content: { type: "text", text: `sampled by ${name}` }, model: "m" }));
   await client.connect(b);
   return { client, session };
 }
@@ -138,6 +138,19 @@ describe("several clients on one gateway", () => {
     expect(await pending).toBeInstanceOf(Error);
     // the others keep being served
     expect(JSON.stringify((await a.client.callTool({ name: "ev__echo", arguments: { message: "still" } })).content)).toContain("still");
+  });
+});
+
+describe("what the servers are told a client can do", () => {
+  it("is not the first client's word: a later client that can sample is asked, one that cannot is refused with why", async () => {
+    const gw = makeGateway("ev");
+    gw.startEager();
+    const first = await memoryClient(gw, "first", {}); // can do nothing
+    const later = await memoryClient(gw, "later");
+    const sampled = await later.client.callTool({ name: "ev__trigger-sampling-request", arguments: { prompt: "x", maxTokens: 5 } });
+    expect(JSON.stringify(sampled.content)).toContain("sampled by later");
+    const refused = await first.client.callTool({ name: "ev__trigger-sampling-request", arguments: { prompt: "x", maxTokens: 5 } }).catch((e: Error) => e);
+    expect(JSON.stringify(refused instanceof Error ? refused.message : refused)).toContain("the client does not support sampling");
   });
 });
 

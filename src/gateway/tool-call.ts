@@ -125,11 +125,14 @@ async function askApproval(gw: Gateway, session: ClientSession, up: Upstream, to
 
 /** An approval a modern client was asked for: the exact arguments it holds for wait in the session. */
 class Approval {
-  constructor(
-    readonly up: Upstream,
-    readonly tool: string,
-    readonly args: Record<string, unknown>,
-  ) {}
+  readonly up: Upstream;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  constructor(up: Upstream, tool: string, args: Record<string, unknown>) {
+    this.up = up;
+    this.tool = tool;
+    this.args = args;
+  }
   abort(): void {}
 }
 
