@@ -69,11 +69,6 @@ export class Gateway {
   readonly sessions = new Set<ClientSession>();
   /** 2026-07-28 clients' calls across their retries (round-trips.ts) */
   readonly roundTrips = new RoundTrips();
-  /**
-   * @deprecated the stdio serve's old "client went away" hook, called when the last client left: use the session
-   * `connect` returns (`session.closed`). Kept until every caller has moved.
-   */
-  readonly server: { onclose?: () => void } = {};
   /** resolves once a first client has said what it can do (the servers start talking to it then) */
   readonly #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
@@ -177,7 +172,6 @@ export class Gateway {
   /** A client went away: its calls are cancelled (the SDK aborts their handlers), its subscriptions let go. */
   #ended(session: ClientSession): void {
     this.sessions.delete(session);
-    if (this.sessions.size === 0) this.server.onclose?.();
     this.fastLane.sessionClosed(session);
     this.roundTrips.sessionClosed(session);
     for (const [up, uris] of session.subscriptions) {
