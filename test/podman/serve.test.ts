@@ -10,21 +10,41 @@ import { engine } from "../../src/docker/engine.ts";
 import { LABEL } from "../../src/docker/labels.ts";
 import { ULIMITS } from "../../src/docker/policy.ts";
 import { isAlive } from "../../src/docker/cleanup.ts";
-import { ensureTestImage } from "../helpers/images.ts";
+import { ensureTestImage, nodeBaseImage } from "../helpers/images.ts";
 import { connect, containersOf, project, waitFor, type Connected, type TestProject } from "../helpers/gateway.ts";
 import { expectPodman, processSecurity, processTree } from "./_podman.ts";
 
 let p: TestProject;
 let gw: Connected;
+/**
+ * A JSON-RPC server that answers `first_line` with the first line its stdin ever carried. Podman hands the body of a
+ * hijacked attach request to the container's stdin (ENVIRONMENT): a server must see the client's initialize first.
+ */
+const FIRST_LINE_SERVER = [
+  "let first;",
+  'require("readline").createInterface({ input: process.stdin }).on("line", (line) => {',
+  "  if (first === undefined) first = line;",
+  "  let m;",
+  "  try { m = JSON.parse(line); } catch { return; }",
+  "  if (m.id === undefined || m.method === undefined) return;",
+  '  const answer = (result) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result }) + String.fromCharCode(10));',
+  '  if (m.method === "initialize") return answer({ protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "probe", version: "1" } });',
+  '  if (m.method === "tools/list") return answer({ tools: [{ name: "first_line", inputSchema: { type: "object" } }] });',
+  '  if (m.method === "tools/call") return answer({ content: [{ type: "text", text: first }] });',
+  "  answer({});",
+  "});",
+].join(" "); // one line: a config value may not hold control characters
 const text = (r: unknown) => JSON.stringify((r as { content?: unknown }).content ?? "");
 
 beforeAll(async () => {
   await expectPodman();
   const everything = await ensureTestImage("mcpbox-test/everything:latest");
   const filesystem = await ensureTestImage("mcpbox-test/filesystem:latest");
+  const node = await nodeBaseImage();
   p = project({
     ev: { image: everything },
     fs: { image: filesystem, args: ["/data"], mounts: [{ source: "./files", target: "/data" }] },
+    probe: { image: node, command: ["node", "-e", FIRST_LINE_SERVER] },
   });
   fs.mkdirSync(path.join(p.dir, "files"));
   fs.writeFileSync(path.join(p.dir, "files/hello.txt"), "hello from the host\n");
@@ -43,6 +63,12 @@ describe("mcpbox serve on Podman", () => {
     expect(text(await gw.client.callTool({ name: "ev__get-sum", arguments: { a: 2, b: 3 } }))).toContain("5");
   });
 
+  it("gives a server the client's initialize as the first line on its stdin, nothing of the attach request", async () => {
+    const r = await gw.client.callTool({ name: "probe__first_line", arguments: {} });
+    const first = JSON.parse((r.content as { text: string }[])[0]!.text) as { method?: string; jsonrpc?: string };
+    expect(first).toMatchObject({ jsonrpc: "2.0", method: "initialize" });
+  });
+
   it("reads a read-only mount and cannot write to it", async () => {
     const read = await gw.client.callTool({ name: "fs__read_text_file", arguments: { path: "/data/hello.txt" } });
     expect(text(read)).toContain("hello from the host");
@@ -54,7 +80,7 @@ describe("mcpbox serve on Podman", () => {
 
   it("runs each server in one container with the hardened policy", async () => {
     const list = await containersOf(gw.pid);
-    expect(list.map((c) => c.Labels[LABEL.server]).sort()).toEqual(["ev", "fs"]);
+    expect(list.map((c) => c.Labels[LABEL.server]).sort()).toEqual(["ev", "fs", "probe"]);
     for (const c of list) {
       const info = await engine().getContainer(c.Id).inspect();
       const h = info.HostConfig;
@@ -107,7 +133,7 @@ describe("the gateway's end on Podman", () => {
   it("removes every container when the client closes", async () => {
     const c = await connect(p);
     await c.client.listTools();
-    expect((await containersOf(c.pid)).filter((x) => x.State === "running")).toHaveLength(2);
+    expect((await containersOf(c.pid)).filter((x) => x.State === "running")).toHaveLength(3);
     // end stdin ourselves: the SDK's close() would SIGTERM, then SIGKILL a gateway that takes over 2 s to clean up
     (c.transport as unknown as { _process: { stdin: NodeJS.WritableStream } })._process.stdin.end();
     await waitFor("the gateway to exit", () => (isAlive(c.pid) ? undefined : true), 60_000);
@@ -117,7 +143,7 @@ describe("the gateway's end on Podman", () => {
   it("leaves no container of a SIGKILLed gateway after 10 s (the reaper)", async () => {
     const c = await connect(p);
     await c.client.listTools();
-    expect(await containersOf(c.pid)).toHaveLength(2);
+    expect(await containersOf(c.pid)).toHaveLength(3);
     process.kill(c.pid, "SIGKILL");
     // SPEC 4.2: nothing outlives the gateway by more than 10 s
     await waitFor("the containers gone", async () => ((await containersOf(c.pid)).length === 0 ? true : undefined), 10_000);
