@@ -3,8 +3,8 @@
  * when nothing changed). Each one's format and CPU are read from its own headers (ELF e_machine, Mach-O cputype, PE
  * machine), each carries the SEA blob with its fuse flipped, the Mach-O ones a sound ad-hoc signature, the PE one no
  * stale Authenticode signature, and SHA256SUMS matches them all. linux-x64 runs here; linux-arm64 runs under
- * qemu-user (scripts/sea/qemu-arm64.sh installs it): --version, validate of a config, schema.
- * macOS and Windows executables cannot run on this machine (see the maintainer steps in scripts/sea/cross.mjs).
+ * qemu-user (scripts/sea/qemu-arm64.sh installs it), win-x64 under Wine (scripts/sea/wine.sh): --version, validate
+ * of a config, schema. macOS executables cannot run here (scripts/sea/PLATFORMS.md has a maintainer's steps).
  */
 import { createHash } from "node:crypto";
 import { execFileSync, spawnSync } from "node:child_process";
@@ -57,6 +57,8 @@ beforeAll(() => {
   );
   const bad = { servers: { x: { template: "node", package: "a@1", mounts: [{ source: "/etc", target: "/x" }] } } };
   fs.writeFileSync(path.join(work, "bad.config.json"), JSON.stringify(bad));
+  const badWindows = { servers: { x: { template: "node", package: "a@1", mounts: [{ source: "C:\\Windows", target: "/x" }] } } };
+  fs.writeFileSync(path.join(work, "bad-windows.config.json"), JSON.stringify(badWindows));
   return () => fs.rmSync(work, { recursive: true, force: true });
 }, 600_000);
 
@@ -233,4 +235,43 @@ describe("npm install -g mcpbox (the package runs on the Node it declares)", () 
     expect(bad.stderr).not.toMatch(/^\s+at /m);
     expect(JSON.parse(mcpbox(["schema"]).stdout)).toMatchObject({ type: "object" });
   }, 300_000);
+});
+
+describe("the foundation checks on win-x64 under Wine", () => {
+  let wine: string;
+  const prefix = path.join(REPO, ".cache/sea/wine");
+  beforeAll(() => {
+    const w = spawnSync("bash", ["scripts/sea/wine.sh", prefix], { cwd: REPO, encoding: "utf8" });
+    if (w.status !== 0) throw new Error(`setting up Wine for win-x64 failed:\n${w.stderr}`);
+    wine = w.stdout.trim();
+  }, 600_000);
+  /** Wine hands a pipe to Node as a handle it cannot use for stdout: the output goes through files. */
+  const run = (args: string[]) => {
+    const out = path.join(work, "wine.out");
+    const err = path.join(work, "wine.err");
+    const fds = [fs.openSync(out, "w"), fs.openSync(err, "w")] as const;
+    const env = { PATH: "/usr/bin:/bin", HOME: work, WINEPREFIX: prefix, WINEDEBUG: "-all", NO_COLOR: "1" };
+    try {
+      const r = spawnSync(wine, [file(targets.find((t) => t.format === "pe")!), ...args], { cwd: work, env, stdio: ["ignore", fds[0], fds[1]], timeout: 120_000 });
+      if (r.error) throw r.error;
+      return { status: r.status, stdout: fs.readFileSync(out, "utf8"), stderr: fs.readFileSync(err, "utf8") };
+    } finally {
+      fds.forEach((fd) => fs.closeSync(fd));
+    }
+  };
+
+  it("--version, validate (with Windows path rules), schema", () => {
+    const version = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")).version;
+    expect(run(["--version"]).stdout.trim()).toBe(version);
+    const ok = run(["validate"]);
+    expect(ok.stderr + ok.stdout).toMatch(/sandbox\.config\.ts is valid: 1 server/);
+    expect(ok.status).toBe(0);
+    const bad = run(["validate", "--config", "bad-windows.config.json"]);
+    expect(bad.stderr).toMatch(/^bad-windows\.config\.json: servers\.x\.mounts\.0\.source: mounts C:\\Windows, which is refused/m);
+    expect(bad.stderr).not.toMatch(/^\s+at /m);
+    expect(bad.status).toBe(1);
+    const schema = run(["schema"]);
+    expect(schema.status).toBe(0);
+    expect(JSON.parse(schema.stdout)).toMatchObject({ type: "object" });
+  });
 });
