@@ -35,7 +35,10 @@ describe("runContainerOptions", () => {
 
 describe("runContainerOptions runtime", () => {
   it("gives the run containers the code runner's runtime (gvisor: runsc)", () => {
-    expect(runContainerOptions(runner({ runtime: "gvisor" }), ctx, "python").HostConfig?.Runtime).toBe("runsc");
+    const g = runContainerOptions(runner({ runtime: "gvisor" }), ctx, "python").HostConfig!;
+    expect(g.Runtime).toBe("runsc");
+    expect(g.Init).toBe(false); // docker-init under runsc takes the launcher's child (measured)
+    expect(runContainerOptions(runner(), ctx, "python").HostConfig?.Init).toBe(true);
     expect(runContainerOptions(runner(), ctx, "python").HostConfig).not.toHaveProperty("Runtime");
   });
 });

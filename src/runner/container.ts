@@ -19,6 +19,10 @@ export function runContainerOptions(server: ResolvedServer, ctx: RunContext, lan
     WorkingDir: "/work",
     HostConfig: {
       ...base.HostConfig,
+      // under runsc (Debian's 2022 build) docker-init took the launcher's child and its exit status in about half the
+      // runs (measured: no exit trailer). The launcher reaps its child itself, and a run container is killed, never
+      // stopped gracefully, so it goes without an init there.
+      ...(server.runtime === "gvisor" ? { Init: false } : {}),
       Tmpfs: { ...base.HostConfig?.Tmpfs, "/work": workTmpfs(server) },
     },
   };
