@@ -8,6 +8,7 @@ export const ALL_CAPABILITIES = {
   resources: { listChanged: true, subscribe: true },
   logging: {},
   completions: {},
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const satisfies ServerCapabilities;
 
 /**
@@ -23,6 +24,15 @@ export function unionCapabilities(servers: readonly (ServerCapabilities | undefi
   if (known.some((s) => s.resources)) caps.resources = { listChanged: true, subscribe: known.some((s) => s.resources?.subscribe === true) };
   if (known.some((s) => s.logging)) caps.logging = {};
   if (known.some((s) => s.completions)) caps.completions = {};
+  // the tasks extension: what any server does with tasks (their handles are namespaced per server, tasks.ts)
+  const tasks = known.map((s) => s.tasks).filter((t) => t !== undefined);
+  if (tasks.length > 0) {
+    caps.tasks = {
+      ...(tasks.some((t) => t.list) ? { list: {} } : {}),
+      ...(tasks.some((t) => t.cancel) ? { cancel: {} } : {}),
+      ...(tasks.some((t) => t.requests?.tools?.call) ? { requests: { tools: { call: {} } } } : {}),
+    };
+  }
   return caps;
 }
 

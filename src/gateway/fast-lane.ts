@@ -54,6 +54,7 @@ export class FastLane {
     const args = params.arguments ?? {};
     const progressToken = isRecord(params._meta) ? params._meta.progressToken : undefined;
     if (typeof params.name !== "string" || !isRecord(args) || (progressToken !== undefined && !isId(progressToken))) return false;
+    if ("task" in params && !this.#gw.transparent) return false; // a task's handle is renamed on the SDK path (tasks.ts)
     const plan = planToolCall(this.#gw, this.#gw.catalog, params.name, args);
     if (plan.kind !== "forward") return false;
     const id = `${ID_PREFIX}${++this.#next}`;

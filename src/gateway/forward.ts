@@ -13,6 +13,7 @@ import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
 import { levelRank } from "./session.ts";
+import { withTaskHandles } from "./tasks.ts";
 import type { Upstream, UpstreamHooks } from "./upstream.ts";
 
 export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCapabilities>): UpstreamHooks {
@@ -115,6 +116,14 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           // to the clients that subscribed to it; when none did (the catalog routes it), to every client
           const subscribed = [...gw.sessions].filter((s) => s.subscriptions.get(up)?.has(uri));
           for (const s of subscribed.length > 0 ? subscribed : gw.sessions) s.notify(update);
+          return;
+        }
+        case "notifications/tasks/status": {
+          // to the client whose task it is (its handle names the server, tasks.ts); a transparent proxy: as it is
+          if (!admitNotification(gw, up)) return;
+          const status = gw.transparent ? params : withTaskHandles(params, up.name);
+          const owner = gw.taskOwners.get(String(status.taskId));
+          for (const s of owner ? [owner] : gw.transparent ? gw.sessions : []) s.notify({ method: n.method, params: status });
           return;
         }
         default:

@@ -69,6 +69,8 @@ export class Gateway {
   readonly sessions = new Set<ClientSession>();
   /** 2026-07-28 clients' calls across their retries (round-trips.ts) */
   readonly roundTrips = new RoundTrips();
+  /** task handle → the client that made or asked of the task (its status notifications go there, tasks.ts) */
+  readonly taskOwners = new Map<string, ClientSession>();
   /** resolves once a first client has said what it can do (the servers start talking to it then) */
   readonly #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;
@@ -139,7 +141,8 @@ export class Gateway {
       // what the servers are told the client can do, when it is the first: its first request's envelope says
       this.#resolveClientCaps(session.capabilities ?? {});
       const { capabilities, instructions, serverInfo } = await this.#advertised();
-      const server = new ModernServer(serverInfo ?? LEGACY_SERVER_INFO, { capabilities: capabilities as never, ...(instructions ? { instructions } : {}) });
+      const { tasks: _tasks, ...offered } = capabilities; // the tasks extension is bridged for 2025-11-25 clients only
+      const server = new ModernServer(serverInfo ?? LEGACY_SERVER_INFO, { capabilities: offered as never, ...(instructions ? { instructions } : {}) });
       server.onerror = () => {};
       registerHandlers(this, session, modernHost(server, session));
       session.initialized = true;
@@ -174,6 +177,7 @@ export class Gateway {
     this.sessions.delete(session);
     this.fastLane.sessionClosed(session);
     this.roundTrips.sessionClosed(session);
+    for (const [handle, owner] of this.taskOwners) if (owner === session) this.taskOwners.delete(handle);
     for (const [up, uris] of session.subscriptions) {
       for (const uri of uris) {
         if ([...this.sessions].some((s) => s.subscriptions.get(up)?.has(uri))) continue;

@@ -4,7 +4,11 @@
  */
 import {
   CallToolRequestSchema,
+  CancelTaskRequestSchema,
   CompleteRequestSchema,
+  GetTaskPayloadRequestSchema,
+  GetTaskRequestSchema,
+  ListTasksRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
@@ -27,6 +31,7 @@ import {
 import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Server as ModernServer } from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
+import { parseTaskHandle, withTaskHandles } from "./tasks.ts";
 import { aggregateCacheHint } from "./cache-hints.ts";
 import { forward, forwardModern, type Extra } from "./calls.ts";
 import { RpcError } from "./rpc-error.ts";
@@ -53,6 +58,10 @@ const LEGACY_SCHEMAS = {
   "resources/unsubscribe": UnsubscribeRequestSchema,
   "completion/complete": CompleteRequestSchema,
   "logging/setLevel": SetLevelRequestSchema,
+  "tasks/get": GetTaskRequestSchema,
+  "tasks/result": GetTaskPayloadRequestSchema,
+  "tasks/cancel": CancelTaskRequestSchema,
+  "tasks/list": ListTasksRequestSchema,
 } as const;
 
 export function legacyHost(server: LegacyServer): HandlerHost {
@@ -76,7 +85,7 @@ const ENVELOPE = {
 } as const;
 
 /** The methods the 2026-07-28 revision dropped (a modern client asks per request, or on its listen stream). */
-const LEGACY_ONLY = new Set(["resources/subscribe", "resources/unsubscribe", "logging/setLevel"]);
+const LEGACY_ONLY = new Set(["resources/subscribe", "resources/unsubscribe", "logging/setLevel", "tasks/get", "tasks/result", "tasks/cancel", "tasks/list"]);
 
 interface ModernContext {
   mcpReq: {
@@ -199,6 +208,25 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
         .map((u) => u.request({ method: "logging/setLevel", params: { level } }, { timeout: 10_000 })),
     );
     return {};
+  });
+
+  // The tasks extension: a handle names its server (tasks.ts); a transparent proxy passes its server's ids as they are.
+  for (const method of ["tasks/get", "tasks/result", "tasks/cancel"] as const) {
+    s.setRequestHandler(method, async (request: { params: { taskId: string } }, extra) => {
+      if (gw.transparent) return forward(gw, session, [...gw.upstreams.values()][0]!, { method, params: request.params }, extra);
+      const named = parseTaskHandle(request.params.taskId);
+      const up = named && gw.upstreams.get(named.server);
+      if (!named || !up) throw new RpcError(ErrorCode.InvalidParams, `unknown task: ${request.params.taskId}`);
+      gw.taskOwners.set(request.params.taskId, session);
+      const result = await forward(gw, session, up, { method, params: { ...request.params, taskId: named.taskId } }, extra);
+      return withTaskHandles(result, up.name);
+    });
+  }
+  s.setRequestHandler("tasks/list", async (request: { params?: Record<string, unknown> }, extra) => {
+    const ups = [...gw.upstreams.values()].filter((u) => u.state === "running" && u.capabilities?.tasks?.list);
+    if (gw.transparent && ups[0]) return forward(gw, session, ups[0], request as Request, extra);
+    const lists = await Promise.allSettled(ups.map((u) => forward(gw, session, u, { method: "tasks/list", params: {} }, extra).then((r) => withTaskHandles(r, u.name))));
+    return { tasks: lists.flatMap((l) => (l.status === "fulfilled" && Array.isArray(l.value.tasks) ? l.value.tasks : [])) };
   });
 
   // A transparent proxy passes on what it does not know; an aggregate cannot tell where it would go.

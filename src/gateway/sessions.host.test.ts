@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { CreateMessageRequestSchema, LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
 import { openAudit } from "./audit.ts";
@@ -138,6 +138,31 @@ describe("several clients on one gateway", () => {
     expect(await pending).toBeInstanceOf(Error);
     // the others keep being served
     expect(JSON.stringify((await a.client.callTool({ name: "ev__echo", arguments: { message: "still" } })).content)).toContain("still");
+  });
+});
+
+describe("the tasks extension in an aggregate", () => {
+  it("names each task's server in its handle, and routes tasks/get, tasks/result and tasks/list by it", async () => {
+    const gw = makeGateway("ev");
+    gw.startEager();
+    const { client } = await memoryClient(gw, "tasks");
+    const created = (await client.request(
+      { method: "tools/call", params: { name: "ev__simulate-research-query", arguments: { topic: "gateways", ambiguous: false }, task: { ttl: 60_000 } } },
+      ResultSchema,
+    )) as { task?: { taskId: string; status: string } };
+    const handle = created.task!.taskId;
+    expect(handle).toMatch(/^ev:/);
+    let status = "";
+    for (let i = 0; i < 100 && status !== "completed"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = ((await client.request({ method: "tasks/get", params: { taskId: handle } }, ResultSchema)) as { taskId: string; status: string }).status;
+    }
+    expect(status).toBe("completed");
+    const listed = (await client.request({ method: "tasks/list", params: {} }, ResultSchema)) as { tasks: { taskId: string }[] };
+    expect(listed.tasks.map((t) => t.taskId)).toContain(handle);
+    const result = await client.request({ method: "tasks/result", params: { taskId: handle } }, ResultSchema);
+    expect(JSON.stringify(result)).toContain("gateways");
+    await expect(client.request({ method: "tasks/get", params: { taskId: "other:1" } }, ResultSchema)).rejects.toThrow(/unknown task/);
   });
 });
 

@@ -5,6 +5,7 @@
 import { ElicitResultSchema, ErrorCode, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { inputRequired } from "@modelcontextprotocol/server";
 import { forward, forwardModern, record, type Extra } from "./calls.ts";
+import { withTaskHandles } from "./tasks.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
@@ -78,7 +79,12 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
   const params = { ...request.params, name: tool, arguments: exact };
   const send = ext.modern ? forwardModern : forward;
   const result = await send(gw, session, up, { method: "tools/call", params }, ext, { method: "tools/call", tool, args: exact });
-  return result as CallToolResult;
+  if (gw.transparent || !("task" in result)) return result as CallToolResult;
+  // a task it made (the tasks extension): its handle names the server, and its status goes to this client
+  const named = withTaskHandles(result, up.name);
+  const handle = (named.task as { taskId?: unknown } | undefined)?.taskId;
+  if (typeof handle === "string") gw.taskOwners.set(handle, session);
+  return named as CallToolResult;
 }
 
 type Verdict = "approved" | "denied" | "refused" | "too-long";
