@@ -82,6 +82,21 @@ describe("the bearer token", () => {
   });
 });
 
+describe("config --mode http", () => {
+  it("writes the URL and a reference to MCPBOX_TOKEN into the client's file, never the token", async () => {
+    const token = tokenOf(p);
+    const file = path.join(p.dir, "mcp.json");
+    const r = await mcpbox(p, ["config", "vscode", "--mode", "http", "--write", "--file", file], { MCPBOX_TOKEN: token });
+    expect(r.code, r.stderr).toBe(0);
+    const written = fs.readFileSync(file, "utf8");
+    expect(JSON.parse(written).servers.mcpbox).toEqual({ type: "http", url: "http://127.0.0.1:8808/mcp", headers: { Authorization: "Bearer ${env:MCPBOX_TOKEN}" } });
+    expect(written + r.stdout + r.stderr).not.toContain(token);
+    const refused = await mcpbox(p, ["config", "claude-desktop", "--mode", "http"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/Claude Desktop cannot take the token[\s\S]*--mode gateway/);
+  });
+});
+
 describe("DNS rebinding", () => {
   it("a Host that is not the listener → 403, even with the token", async () => {
     const auth = { authorization: `Bearer ${tokenOf(p)}` };
