@@ -118,7 +118,8 @@ export function inScope(run: SuiteRun, exclude: ReadonlySet<string> = new Set())
 export function summaryLine(run: SuiteRun, setup: string, exclude: ReadonlySet<string> = new Set()): string {
   const scope = inScope(run, exclude);
   const passed = scope.filter((s) => s.passed).length;
-  const left = exclude.size ? ` (${[...exclude].filter((e) => run.scenarios.some((s) => s.scenario === e)).length} transport scenarios not counted)` : "";
+  const notCounted = run.scenarios.filter((s) => s.scored && exclude.has(s.scenario)).length;
+  const left = notCounted ? ` (+${notCounted} transport scenarios not counted)` : "";
   return `conformance ${run.suite} ${run.leg} ${setup}: ${passed}/${scope.length}${left} in ${(run.ms / 1000).toFixed(1)} s`;
 }
 
