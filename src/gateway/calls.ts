@@ -90,6 +90,11 @@ export interface CallInfo {
 
 /** Sends `request` to `up` on behalf of the client request of `session` described by `extra`. */
 export async function forward(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
+  // tools/call, its guards done, takes the one route of tools/call to a running server (fast-lane.ts)
+  if (request.method === "tools/call" && info) {
+    const routed = gw.fastLane.call(session, up, (request.params ?? {}) as Record<string, unknown>, extra, info);
+    if (routed) return routed;
+  }
   const started = Date.now();
   session.callStarted(up);
   const { params, progressToken } = withoutProgressToken(request.params);

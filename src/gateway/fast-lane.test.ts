@@ -246,4 +246,31 @@ describe("fast lane", () => {
     t.lane.fromServer(t.asUp(t.b), { jsonrpc: "2.0", id: t.b.sent[0]!.id, result: { content: [] } });
     expect(t.written.map((m) => m.id)).toEqual([1, 2]);
   });
+
+  it("carries a call the SDK path took on the same route: its progress to that request, its answer as the promise's, audited once", async () => {
+    const t = setup();
+    const notes: unknown[] = [];
+    const controller = new AbortController();
+    const extra = { signal: controller.signal, sendNotification: async (n: unknown) => void notes.push(n) };
+    const info = { method: "tools/call", tool: "echo", args: { message: "via sdk" } };
+    const answer = t.lane.call(t.session, t.asUp(t.a), { name: "echo", arguments: { message: "via sdk" }, _meta: { progressToken: 9 } }, extra, info)!;
+    const upId = t.a.sent[0]!.id as string;
+    expect(t.a.sent[0]!.params).toMatchObject({ name: "echo", _meta: { progressToken: upId } });
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken: upId, progress: 1 } });
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: upId, result: { content: [{ type: "text", text: "ok" }] } });
+    await expect(answer).resolves.toEqual({ content: [{ type: "text", text: "ok" }] });
+    expect(notes).toEqual([{ method: "notifications/progress", params: { progressToken: 9, progress: 1 } }]);
+    expect(t.written).toEqual([]); // nothing raw to the client: the SDK answers it
+    expect(t.audit.map((r) => [r.tool, r.outcome])).toEqual([["echo", "ok"]]);
+    // a server error is the promise's rejection, in the server's words; a cancel tells the server and answers nobody
+    const failing = t.lane.call(t.session, t.asUp(t.a), { name: "echo", arguments: {} }, extra, info)!;
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: t.a.sent[1]!.id, error: { code: -32602, message: "bad" } });
+    await expect(failing).rejects.toMatchObject({ code: -32602, message: "bad" });
+    const c2 = new AbortController();
+    const cancelled = t.lane.call(t.session, t.asUp(t.a), { name: "echo", arguments: {} }, { ...extra, signal: c2.signal }, info)!;
+    c2.abort();
+    await expect(cancelled).rejects.toThrow(/cancelled/);
+    expect(t.a.sent[3]).toMatchObject({ method: "notifications/cancelled", params: { requestId: t.a.sent[2]!.id } });
+    expect(t.audit.map((r) => r.outcome)).toEqual(["ok", "error", "cancelled"]);
+  });
 });

@@ -9,7 +9,8 @@
  * still takes every other request, every refusal and every call this lane declines.
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { record, timeoutReason, type CallInfo } from "./calls.ts";
+import type { Result } from "@modelcontextprotocol/sdk/types.js";
+import { record, timeoutReason, type CallInfo, type Extra } from "./calls.ts";
 import type { CallOutcome } from "./events.ts";
 import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
@@ -20,9 +21,17 @@ import type { Upstream } from "./upstream.ts";
 
 type Id = string | number;
 
+/** Where the answer of a call the SDK path handed to this route goes (instead of the client's raw channel). */
+interface Sink {
+  answered(payload: { result: unknown } | { error: { code: number; message: string; data?: unknown } }): void;
+  progress(params: Record<string, unknown>): void;
+  cancelled(reason: string): void;
+}
+
 interface Pending {
   session: ClientSession;
-  clientId: Id;
+  clientId: Id | undefined;
+  sink?: Sink | undefined;
   /** the client's progress token, when it asked for progress */
   progressToken: Id | undefined;
   up: Upstream;
@@ -73,6 +82,41 @@ export class FastLane {
     return true;
   }
 
+  /**
+   * A tools/call the SDK path took (a client without a raw channel, a 2026-07-28 client, a call after its approval),
+   * its guards done: it goes to the server on this same route, and its answer comes back as the promise's. Undefined
+   * when the server cannot take raw lines now (not running yet): the SDK Client then carries it.
+   */
+  call(session: ClientSession, up: Upstream, params: Record<string, unknown>, extra: Extra, info: CallInfo): Promise<Result> | undefined {
+    const progressToken = isRecord(params._meta) ? params._meta.progressToken : undefined;
+    if ((progressToken !== undefined && !isId(progressToken)) || extra.signal.aborted) return undefined;
+    const id = `${ID_PREFIX}${++this.#next}`;
+    const meta = progressToken === undefined ? {} : { _meta: { ...(params._meta as object), progressToken: id } };
+    if (!up.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, ...meta } }))) return undefined;
+    return new Promise<Result>((resolve, reject) => {
+      const sink: Sink = {
+        answered: (payload) => ("error" in payload ? reject(new RpcError(payload.error.code, payload.error.message, payload.error.data)) : resolve(payload.result as Result)),
+        progress: (p) => void extra.sendNotification({ method: "notifications/progress", params: p }).catch(() => {}),
+        cancelled: (reason) => reject(new RpcError(ErrorCode.InternalError, reason)),
+      };
+      const ms = up.server.timeouts.callMs;
+      const timer = setTimeout(() => this.#timeout(id, ms), ms);
+      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer });
+      session.callStarted(up);
+      extra.signal.addEventListener("abort", () => this.#abort(id, "cancelled by the client"), { once: true });
+    });
+  }
+
+  /** A call of the SDK path was given up on (the client cancelled, or left): the server is told, nobody is answered. */
+  #abort(id: string, reason: string): void {
+    const p = this.#pending.get(id);
+    if (!p) return;
+    this.#forget(id, p);
+    p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } }));
+    this.#record(p, "cancelled", 0, reason);
+    p.sink?.cancelled(reason);
+  }
+
   /** A message from a server: true when the lane took it (an answer to or progress of one of its calls, a log message). */
   fromServer(up: Upstream, m: unknown): boolean {
     if (!isRecord(m)) return false;
@@ -87,12 +131,13 @@ export class FastLane {
     if (p?.up !== up) return true;
     if (isRecord(m.error)) {
       const reason = typeof m.error.message === "string" ? m.error.message : "error";
-      this.#answer(m.id, p, `"error":${JSON.stringify(m.error)}`, "error", 0, reason);
+      const error = m.error as { code: number; message: string; data?: unknown };
+      this.#answer(m.id, p, `"error":${JSON.stringify(m.error)}`, () => ({ error }), "error", 0, reason);
       return true;
     }
     const result = JSON.stringify(m.result ?? {});
     const isError = isRecord(m.result) && m.result.isError === true;
-    this.#answer(m.id, p, `"result":${result}`, isError ? "error" : "ok", Buffer.byteLength(result));
+    this.#answer(m.id, p, `"result":${result}`, () => ({ result: m.result ?? {} }), isError ? "error" : "ok", Buffer.byteLength(result));
     return true;
   }
 
@@ -107,7 +152,8 @@ export class FastLane {
     if (p?.up === up && p.progressToken !== undefined && admitNotification(this.#gw, up)) {
       // written at once, so a server's notifications and answers reach the client in the order it wrote them
       const params2 = { ...(params as object), progressToken: p.progressToken };
-      p.session.raw?.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: params2 }), true);
+      if (p.sink) p.sink.progress(params2);
+      else p.session.raw?.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: params2 }), true);
     }
     return true;
   }
@@ -119,6 +165,7 @@ export class FastLane {
       this.#forget(id, p);
       p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the client disconnected" } }));
       this.#record(p, "cancelled", 0, "the client disconnected");
+      p.sink?.cancelled("the client disconnected");
     }
     this.#byClientId.delete(session);
   }
@@ -126,7 +173,7 @@ export class FastLane {
   /** The server's connection is gone: its calls fail now, as on the SDK path. */
   serverDown(up: Upstream, error: McpError): void {
     for (const [id, p] of this.#pending) {
-      if (p.up === up) this.#answer(id, p, errorMember(error), "error", 0, error.message);
+      if (p.up === up) this.#answer(id, p, errorMember(error), () => ({ error: errorObject(error) }), "error", 0, error.message);
     }
   }
 
@@ -135,7 +182,8 @@ export class FastLane {
     if (!p) return;
     const reason = timeoutReason(p.up.name, p.info.tool ?? p.info.method, ms);
     p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "timed out" } }));
-    this.#answer(id, p, errorMember(new RpcError(ErrorCode.RequestTimeout, reason)), "timeout", 0, reason);
+    const timedOut = new RpcError(ErrorCode.RequestTimeout, reason);
+    this.#answer(id, p, errorMember(timedOut), () => ({ error: errorObject(timedOut) }), "timeout", 0, reason);
   }
 
   /** The client gave up on a call: the server is told, nobody is answered (as the SDK does). */
@@ -155,13 +203,15 @@ export class FastLane {
     clearTimeout(p.timer);
     if (!this.#pending.delete(id)) return;
     p.session.callEnded(p.up);
+    if (p.clientId === undefined) return;
     const ids = this.#byClientId.get(p.session);
     if (ids?.get(p.clientId) === id) ids.delete(p.clientId);
   }
 
   /** Writes the client's answer first; the bookkeeping and the audit line are not on the call's critical path. */
-  #answer(id: string, p: Pending, member: string, outcome: CallOutcome, bytes: number, reason?: string): void {
-    p.session.raw?.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
+  #answer(id: string, p: Pending, member: string, payload: () => Parameters<Sink["answered"]>[0], outcome: CallOutcome, bytes: number, reason?: string): void {
+    if (p.sink) p.sink.answered(payload());
+    else p.session.raw?.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
     this.#forget(id, p);
     this.#record(p, outcome, bytes, reason);
   }
@@ -171,8 +221,12 @@ export class FastLane {
   }
 }
 
+function errorObject(e: McpError): { code: number; message: string; data?: unknown } {
+  return { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) };
+}
+
 function errorMember(e: McpError): string {
-  return `"error":${JSON.stringify({ code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) })}`;
+  return `"error":${JSON.stringify(errorObject(e))}`;
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {
