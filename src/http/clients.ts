@@ -11,5 +11,6 @@ export function gatewayClients(gateway: Gateway): ClientHost {
     async open(transport) {
       await gateway.connect(transport);
     },
+    modern: () => gateway.modernServer(),
   };
 }

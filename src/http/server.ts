@@ -11,8 +11,9 @@ import type { AddressInfo } from "node:net";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler, type Server as ModernServer } from "@modelcontextprotocol/server";
 import { hostPort, type ListenAddress } from "./address.ts";
-import { readBody } from "./body.ts";
+import { readBody, type Body } from "./body.ts";
 import { allowedHosts, checkBearer, checkHost, checkOrigin, type Refusal } from "./guard.ts";
 import type { TokenSource } from "./token.ts";
 
@@ -27,6 +28,8 @@ const STATELESS_REVISIONS = new Set(["2026-07-28"]);
 /** The gateway side: serves one client over `transport` until it closes; throws ClientRefused to turn it away. */
 export interface ClientHost {
   open(transport: Transport, kind: "session" | "stateless"): Promise<void>;
+  /** a 2026-07-28 request (no session): the gateway's server for that one request */
+  modern?(): Promise<ModernServer>;
 }
 
 /** Thrown by ClientHost.open: the client is told `message` with `status` (e.g. 503 while one client is served). */
@@ -65,6 +68,10 @@ interface Session {
 
 export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
   const sessions = new Map<string, Session>();
+  const host = options.host;
+  const modern: McpHttpHandler | undefined = host.modern
+    ? createMcpHandler(() => host.modern!(), { legacy: "reject", maxRequestBodySize: options.maxBodyBytes })
+    : undefined;
   const opened = new Set<StreamableHTTPServerTransport>();
   let hosts = allowedHosts(options.listen);
   const idleMs = options.idleMs ?? SESSION_IDLE_MS;
@@ -105,9 +112,16 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
       return serveRequest(session.transport, req, res, message);
     }
     if (req.method === "POST" && isInitialize(message)) return openSession(req, res, message);
+    if (req.method === "POST" && modern && !(await isLegacyRequest(webRequest(req, res, body), message, { maxRequestBodySize: options.maxBodyBytes }))) return serveModern(req, res, body);
     const revision = header(req, "mcp-protocol-version");
     if (req.method === "POST" && revision !== undefined && STATELESS_REVISIONS.has(revision)) return serveStateless(req, res, message);
     return reply(res, 400, "Bad Request: Mcp-Session-Id header is required", {}, -32000);
+  }
+
+  /** 2026-07-28: each request answered by the SDK's per-request handler on a gateway server of its own. */
+  async function serveModern(req: http.IncomingMessage, res: http.ServerResponse, body: Body | undefined): Promise<void> {
+    const response = await modern!.fetch(webRequest(req, res, body));
+    await writeResponse(response, res);
   }
 
   function refuse(req: http.IncomingMessage): Refusal | undefined {
@@ -157,6 +171,7 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
 
   async function close(): Promise<void> {
     clearInterval(sweep);
+    await modern?.close().catch(() => {});
     const closing = [...opened].map((t) => t.close().catch(() => {}));
     server.closeAllConnections();
     await Promise.all([...closing, new Promise<void>((resolve) => server.close(() => resolve()))]);
@@ -192,6 +207,30 @@ async function serveRequest(transport: StreamableHTTPServerTransport, req: http.
     });
   }
   await transport.handleRequest(req, res, message);
+}
+
+/** The request as the web-standard handler takes it; its signal aborts when the client's connection closes early. */
+function webRequest(req: http.IncomingMessage, res: http.ServerResponse, body: Body | undefined): Request {
+  const abort = new AbortController();
+  res.once("close", () => res.writableFinished || abort.abort());
+  const headers = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers.set(k, Array.isArray(v) ? v.join(", ") : v);
+  const text = body?.ok ? JSON.stringify(body.value) : undefined;
+  return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method, headers, signal: abort.signal, ...(text === undefined ? {} : { body: text }) });
+}
+
+/** A web-standard Response onto the Node response, streamed (SSE), stopped when the client goes. */
+async function writeResponse(response: Response, res: http.ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) return void res.end();
+  const reader = response.body.getReader();
+  res.once("close", () => void reader.cancel().catch(() => {}));
+  for (;;) {
+    const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
+    if (done) break;
+    res.write(value);
+  }
+  res.end();
 }
 
 function requestIds(message: unknown): (string | number)[] {

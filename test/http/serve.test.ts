@@ -131,6 +131,23 @@ describe("serve --http", () => {
     await bye(a);
   });
 
+  it("a 2026-07-28 client is served per request, without a session, and refused without the token", async () => {
+    const { Client: ModernClient, StreamableHTTPClientTransport: ModernTransport } = await import("@modelcontextprotocol/client");
+    const open = async (bearer: string) => {
+      const transport = new ModernTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${bearer}` } } });
+      const client = new ModernClient({ name: "modern", version: "1" }, { versionNegotiation: { mode: "auto" } });
+      await client.connect(transport);
+      return { client, transport };
+    };
+    const m = await open(token);
+    expect(m.client.getProtocolEra()).toBe("modern");
+    expect(m.transport.sessionId).toBeUndefined();
+    expect((await m.client.listTools()).tools.map((t) => t.name)).toContain("fix__echo");
+    expect(textOf(await m.client.callTool({ name: "fix__echo", arguments: { text: "modern" } }))).toBe("modern");
+    await m.client.close();
+    await expect(open("wrong")).rejects.toThrow();
+  });
+
   it("a closed stdin does not stop it; SIGTERM does within 5 s, with the containers removed", async () => {
     const c = await httpClient(s.url, token);
     expect(textOf(await c.client.callTool({ name: "fix__echo", arguments: { text: "x" } }))).toBe("x");
