@@ -122,10 +122,11 @@ describe("a 2026-07-28 client in front of it", () => {
   let client: ModernClient;
   let wire: string[] = [];
   let toolsChanged = 0;
+  let toGateway: PassThrough;
 
   beforeAll(async () => {
     const gw = gateway([testServer("mf", { prefix: null })]);
-    const toGateway = new PassThrough();
+    toGateway = new PassThrough();
     const fromGateway = new PassThrough();
     fromGateway.on("data", (d: Buffer) => void wire.push(...String(d).split("\n").filter(Boolean)));
     await gw.connect(new BoundedStdioTransport(toGateway, fromGateway));
@@ -176,6 +177,14 @@ describe("a 2026-07-28 client in front of it", () => {
     await client.callTool({ name: "log", arguments: {}, _meta: { "io.modelcontextprotocol/logLevel": "info" } });
     for (let i = 0; i < 50 && !wire.some((l) => l.includes("notifications/message")); i++) await new Promise((r) => setTimeout(r, 20));
     expect(wire.some((l) => l.includes("a message from the fixture"))).toBe(true);
+  });
+
+  it("refuses a request without the envelope (-32602) and stays in its era", async () => {
+    wire = [];
+    toGateway.write(`${JSON.stringify({ jsonrpc: "2.0", id: "bare", method: "tools/list", params: {} })}\n`);
+    for (let i = 0; i < 50 && !wire.some((l) => l.includes('"bare"')); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(JSON.parse(wire.find((l) => l.includes('"bare"'))!)).toMatchObject({ id: "bare", error: { code: -32602 } });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
   it("gets a 2026-07-28 server's questions in round trips too", async () => {

@@ -11,7 +11,7 @@
  */
 import { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { ClientCapabilities, Implementation, JSONRPCMessage, LoggingLevel, Notification } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type ClientCapabilities, type Implementation, type JSONRPCMessage, type LoggingLevel, type Notification } from "@modelcontextprotocol/sdk/types.js";
 import type { Server as ModernServer } from "@modelcontextprotocol/server";
 import { serveStdio, type StdioServerHandle } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
@@ -99,6 +99,18 @@ export class ClientSession {
         if (caps && typeof caps === "object") this.capabilities = caps as ClientCapabilities;
         const info = meta[CLIENT_INFO_KEY];
         if (info && typeof info === "object") this.clientInfo = info as Implementation;
+        // a request without the envelope on a 2026-07-28 connection is refused as the HTTP binding does (-32602), and
+        // never re-opens the connection in another era
+        opening.refuse = (m) => {
+          const r = m as { id?: unknown; method?: unknown };
+          if (r.id === undefined || typeof r.method !== "string" || openingEra(m) === "modern") return false;
+          void transport.send({
+            jsonrpc: "2.0",
+            id: r.id as string | number,
+            error: { code: ErrorCode.InvalidParams, message: `Invalid params: a ${MODERN_REVISION} request names its revision in _meta["${PROTOCOL_VERSION_KEY}"]` },
+          });
+          return true;
+        };
         this.#stdio = serveStdio(async () => (this.modern = await setup.modern(this)), { transport: opening as never, legacy: "reject", onerror: () => {} });
       }
     };
@@ -189,6 +201,8 @@ class OpeningTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: Transport["onmessage"];
   onFirst: ((message: JSONRPCMessage) => Promise<void>) | undefined;
+  /** a message this connection answers itself (true), never handing it to the SDK */
+  refuse: ((message: JSONRPCMessage) => boolean) | undefined;
   readonly #inner: Transport;
   readonly #gone: () => void;
   #queue: [JSONRPCMessage, unknown][] | undefined = [];
@@ -207,6 +221,7 @@ class OpeningTransport implements Transport {
     if (this.#started) return; // the SDK servers start it again when they connect
     this.#started = true;
     this.#inner.onmessage = (m, extra) => {
+      if (this.refuse?.(m)) return;
       if (!this.#queue) return void this.onmessage?.(m, extra);
       this.#queue.push([m as JSONRPCMessage, extra]);
       if (this.#queue.length === 1) void this.#open(m as JSONRPCMessage);
@@ -227,7 +242,7 @@ class OpeningTransport implements Transport {
     }
     const queued = this.#queue ?? [];
     this.#queue = undefined;
-    for (const [m, extra] of queued) this.onmessage?.(m, extra as never);
+    for (const [m, extra] of queued) if (m === first || !this.refuse?.(m)) this.onmessage?.(m, extra as never);
   }
 
   send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
