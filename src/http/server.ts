@@ -3,7 +3,8 @@
  * This file decides only who may talk and which transport a request belongs to; the SDK transport speaks the
  * protocol (SSE, the GET stream, DELETE, JSON-RPC framing). Every request passes guard.ts first (Host, Origin,
  * token), then: a known Mcp-Session-Id goes to its session; an unknown one is 404; an `initialize` without one opens
- * a session; a request without one that says it speaks a stateless revision gets a transport of its own.
+ * a 2025-11-25 session; any other request without one that the SDK classifies as 2026-07-28 goes to its per-request
+ * handler (createMcpHandler), on a gateway server made for that request.
  */
 import http from "node:http";
 import { randomUUID } from "node:crypto";
@@ -22,12 +23,10 @@ export const MCP_PATH = "/mcp";
 export const MAX_SESSIONS = 64;
 /** a session with no request or stream open for this long is closed; its id is then unknown (404) */
 export const SESSION_IDLE_MS = 30 * 60_000;
-/** revisions a client speaks without a session (no initialize): each request stands alone */
-const STATELESS_REVISIONS = new Set(["2026-07-28"]);
 
 /** The gateway side: serves one client over `transport` until it closes; throws ClientRefused to turn it away. */
 export interface ClientHost {
-  open(transport: Transport, kind: "session" | "stateless"): Promise<void>;
+  open(transport: Transport): Promise<void>;
   /** a 2026-07-28 request (no session): the gateway's server for that one request */
   modern?(): Promise<ModernServer>;
 }
@@ -113,8 +112,6 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
     }
     if (req.method === "POST" && isInitialize(message)) return openSession(req, res, message);
     if (req.method === "POST" && modern && !(await isLegacyRequest(webRequest(req, res, body), message, { maxRequestBodySize: options.maxBodyBytes }))) return serveModern(req, res, body);
-    const revision = header(req, "mcp-protocol-version");
-    if (req.method === "POST" && revision !== undefined && STATELESS_REVISIONS.has(revision)) return serveStateless(req, res, message);
     return reply(res, 400, "Bad Request: Mcp-Session-Id header is required", {}, -32000);
   }
 
@@ -140,26 +137,19 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
         options.log(`http: client ${sid.slice(0, 8)} connected (${sessions.size} open)`);
       },
     });
-    if (!(await attach(transport, "session", res))) return;
-    await serveRequest(transport, req, res, message);
-  }
-
-  async function serveStateless(req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    if (!(await attach(transport, "stateless", res))) return;
-    res.once("close", () => void transport.close().catch(() => {}));
+    if (!(await attach(transport, res))) return;
     await serveRequest(transport, req, res, message);
   }
 
   /** Hands a new transport to the gateway; false (the client answered) when it is turned away. */
-  async function attach(transport: StreamableHTTPServerTransport, kind: "session" | "stateless", res: http.ServerResponse): Promise<boolean> {
+  async function attach(transport: StreamableHTTPServerTransport, res: http.ServerResponse): Promise<boolean> {
     transport.onclose = () => {
       opened.delete(transport);
       const sid = transport.sessionId;
       if (sid !== undefined && sessions.delete(sid)) options.log(`http: client ${sid.slice(0, 8)} disconnected (${sessions.size} open)`);
     };
     try {
-      await options.host.open(transport, kind);
+      await options.host.open(transport);
     } catch (e) {
       if (!(e instanceof ClientRefused)) throw e;
       reply(res, e.status, e.message);
