@@ -89,6 +89,15 @@ describe("serve stops at once", () => {
     expect(await containersOf(s.pid)).toEqual([]);
   });
 
+  it("on SIGTERM after its stderr reader is gone (a dead client), without spinning, and removes its containers", async () => {
+    const s = serve(project({ raw: rawServer() }));
+    await waitFor("the container running", async () => ((await containersOf(s.pid)).some((c) => c.State === "running") ? true : undefined));
+    s.child.stderr.destroy(); // the reading end closes: every later write of the gateway to stderr fails with EPIPE
+    const r = await stopWith(s, "SIGTERM"); // "stopping (SIGTERM)" is written to the dead pipe
+    expect(r).toMatchObject({ code: 0, signal: null });
+    expect(await containersOf(s.pid)).toEqual([]);
+  });
+
   it("on SIGTERM while an image builds", async () => {
     const p = project({ slow: { build: { context: "./ctx" } } });
     fs.mkdirSync(path.join(p.dir, "ctx"), { mode: 0o755 });

@@ -14,8 +14,14 @@ import { ISSUES_URL, VERSION } from "../../version.ts";
 import { terminalLine } from "../../text/terminal.ts";
 import { httpSettings, serveHttp } from "../../http/run.ts";
 
-// the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes
-const log = (line: string) => void process.stderr.write(`mcpbox: ${terminalLine(line)}\n`);
+// the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes.
+// A client that died takes its stderr pipe with it: the write fails (EPIPE) and is never tried again. Without the
+// listener the failure became an uncaught exception, whose report wrote to stderr again, forever (a busy loop that
+// starved the signal handlers and the shutdown).
+let stderrOpen = true;
+const log = (line: string) => {
+  if (stderrOpen && !process.stderr.destroyed) process.stderr.write(`mcpbox: ${terminalLine(line)}\n`);
+};
 
 /** SPEC 4.2 allows 5 s from a signal to exit: what is not removed by then is the reaper's (it removes it in seconds). */
 const STOP_DEADLINE_MS = 4000;
@@ -23,6 +29,7 @@ const STOP_DEADLINE_MS = 4000;
 export async function run(ctx: Context, names: string[] = []): Promise<number> {
   // a stray rejection in one server's traffic must not take every other server down with the gateway
   process.on("unhandledRejection", (e) => log(`internal error (the gateway keeps running): ${messageOf(e)}`));
+  process.stderr.on("error", () => (stderrOpen = false)); // stdout's end is the transport's (the client is gone)
   const http = httpSettings(ctx.options); // bad flags and an untrusted token file stop serve before anything starts
   const stop = stopRequests(); // first: a signal stops serve at any moment, also while the config loads
   const starting = startGateway(ctx, names);
