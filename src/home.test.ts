@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { folderProblem, homeFolder, privateFolder, UntrustedFolder } from "./home.ts";
+import { ancestorProblem, folderProblem, homeFolder, privateFolder, UntrustedFolder } from "./home.ts";
 
 let tmp: string;
 beforeEach(() => {
@@ -69,6 +69,29 @@ describe("folderProblem", () => {
     fs.writeFileSync(path.join(tmp, "f"), "");
     expect(folderProblem(path.join(tmp, "f"))).toMatchObject({ untrusted: false, why: "is not a folder" });
     expect(() => privateFolder(path.join(tmp, "f"), "audit.path")).toThrow(`audit.path ${path.join(tmp, "f")} cannot be used: is not a folder`);
+  });
+});
+
+describe("on Windows (no POSIX owner or mode bits)", () => {
+  it("skips the owner and mode checks there, keeps them everywhere else", () => {
+    const base = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-win-"));
+    const shared = path.join(base, "shared");
+    fs.mkdirSync(path.join(shared, "home"), { recursive: true });
+    fs.chmodSync(shared, 0o777);
+    fs.chmodSync(path.join(shared, "home"), 0o666 | 0o111); // what Windows reports for every folder
+    const home = path.join(shared, "home");
+    const other = (process.getuid?.() ?? 0) + 4242;
+    expect(folderProblem(home, other, "win32")).toBeUndefined();
+    expect(folderProblem(home, undefined, "win32")).toBeUndefined();
+    expect(folderProblem(home, process.getuid?.(), "linux")).toMatchObject({ untrusted: true, why: expect.stringMatching(/writable by group and others \(mode 0777\)/) });
+    expect(folderProblem(home, process.getuid?.(), "darwin")).toMatchObject({ untrusted: true });
+    expect(ancestorProblem(home, other, "win32")).toBeUndefined();
+    expect(ancestorProblem(home, process.getuid?.(), "linux")).toMatchObject({ untrusted: true, why: expect.stringMatching(/others may write/) });
+    expect(privateFolder(home, "$MCPBOX_HOME", true, "win32")).toBe(home);
+    expect(() => privateFolder(home, "$MCPBOX_HOME", true, "linux")).toThrow(UntrustedFolder);
+    fs.writeFileSync(path.join(base, "f"), "");
+    expect(folderProblem(path.join(base, "f"), undefined, "win32")).toMatchObject({ untrusted: false, why: "is not a folder" });
+    fs.rmSync(base, { recursive: true, force: true });
   });
 });
 

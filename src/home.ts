@@ -35,23 +35,30 @@ export function homeFolder(sub: string, env: NodeJS.ProcessEnv = process.env): s
  * others cannot write (a readable one is tightened to 0700). Throws UntrustedFolder for what someone else could have
  * done, and an McpboxError naming the folder when it cannot be made.
  */
-export function privateFolder(dir: string, what: string, ancestorsToo = true): string {
+export function privateFolder(dir: string, what: string, ancestorsToo = true, platform: NodeJS.Platform = process.platform): string {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw cannotMake(dir, what, e);
   }
-  const problem = folderProblem(dir) ?? (ancestorsToo ? ancestorProblem(dir) : undefined);
+  const uid = process.getuid?.();
+  const problem = folderProblem(dir, uid, platform) ?? (ancestorsToo ? ancestorProblem(dir, uid, platform) : undefined);
   if (problem) throw problem.untrusted ? new UntrustedFolder(`${what} ${dir} ${problem.why}`, problem.fix) : cannotMake(dir, what, problem.why);
   return dir;
 }
 
 /**
+ * Windows has no POSIX owner or mode bits (Node reports 0666/0777 for every folder and no uid): there the checks of
+ * owner and mode are skipped, and the home's privacy is the user profile's ACL.
+ */
+const hasPosixModes = (platform: NodeJS.Platform) => platform !== "win32";
+
+/**
  * A folder above `dir` (resolved) that another user owns, or that others may write without the sticky bit: whoever
  * can rename entries there can swap the whole folder for one of theirs after it was checked.
  */
-export function ancestorProblem(dir: string, uid: number | undefined = process.getuid?.()): Problem | undefined {
-  if (uid === undefined) return undefined;
+export function ancestorProblem(dir: string, uid: number | undefined = process.getuid?.(), platform: NodeJS.Platform = process.platform): Problem | undefined {
+  if (uid === undefined || !hasPosixModes(platform)) return undefined;
   for (let d = path.dirname(fs.realpathSync(dir)); ; d = path.dirname(d)) {
     const st = fs.statSync(d);
     const fix = "set MCPBOX_HOME (or audit.path) to a folder under folders of your own";
@@ -70,7 +77,7 @@ interface Problem {
 }
 
 /** What is wrong with an existing folder, or undefined when it is a private folder of this user. */
-export function folderProblem(dir: string, uid: number | undefined = process.getuid?.()): Problem | undefined {
+export function folderProblem(dir: string, uid: number | undefined = process.getuid?.(), platform: NodeJS.Platform = process.platform): Problem | undefined {
   const link = fs.lstatSync(dir);
   const yours = "set MCPBOX_HOME (or audit.path) to a folder of your own";
   if (link.isSymbolicLink() && uid !== undefined && link.uid !== uid && link.uid !== 0) {
@@ -83,6 +90,7 @@ export function folderProblem(dir: string, uid: number | undefined = process.get
     return { why: "is a symbolic link to nothing", fix: `remove the link, or ${yours}`, untrusted: false };
   }
   if (!st.isDirectory()) return { why: "is not a folder", fix: yours, untrusted: false };
+  if (!hasPosixModes(platform)) return undefined;
   if (uid !== undefined && st.uid !== uid) {
     return { why: `is owned by uid ${st.uid}, not by you (uid ${uid})`, fix: `${yours}; mcpbox makes it, private to you`, untrusted: true };
   }

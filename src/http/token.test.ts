@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ensureToken, readToken, rotateToken, TokenSource } from "./token.ts";
+import { ensureToken, fileProblem, readToken, rotateToken, TokenSource } from "./token.ts";
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -30,6 +30,15 @@ describe("token file", () => {
     expect(() => readToken(file)).toThrow(/may be read or written by its group \(mode 0640\).*may be known/);
     fs.chmodSync(file, 0o604);
     expect(() => ensureToken(file)).toThrow(/by others/);
+  });
+  it("on Windows (no POSIX modes, no uid) only the kind of file is checked; elsewhere the mode still is", () => {
+    const file = tmp();
+    const t = ensureToken(file);
+    fs.chmodSync(file, 0o666); // what Windows reports for every file
+    expect(readToken(file, undefined, "win32")).toBe(t);
+    expect(readToken(file, (process.getuid?.() ?? 0) + 1, "win32")).toBe(t);
+    expect(() => readToken(file, process.getuid?.(), "linux")).toThrow(/by group and others \(mode 0666\)/);
+    expect(fileProblem(fs.statSync(path.dirname(file)), undefined, "win32")).toBe("is not a regular file");
   });
   it("is refused when another user owns it, or it is a link", () => {
     const file = tmp();

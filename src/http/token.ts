@@ -43,11 +43,11 @@ export function rotateToken(file: string): string {
 }
 
 /** The token in an existing file, after checking the file is this user's own and private. */
-export function readToken(file: string, uid: number | undefined = process.getuid?.()): string {
+export function readToken(file: string, uid: number | undefined = process.getuid?.(), platform: NodeJS.Platform = process.platform): string {
   const fd = openChecked(file);
   try {
     const st = fs.fstatSync(fd);
-    const problem = fileProblem(st, uid);
+    const problem = fileProblem(st, uid, platform);
     if (problem) throw untrusted(file, problem);
     const text = fs.readFileSync(fd, "utf8").trim();
     if (!TOKEN.test(text)) throw unusable(file, "does not hold a token made by mcpbox", `run \`mcpbox token --rotate\` to make a new one`);
@@ -67,9 +67,13 @@ function openChecked(file: string): number {
   }
 }
 
-/** Why a token file must not be trusted, or undefined. */
-export function fileProblem(st: fs.Stats, uid: number | undefined): string | undefined {
+/**
+ * Why a token file must not be trusted, or undefined. Windows has no POSIX owner or mode bits (every file reads
+ * 0666 and there is no uid): there only the kind of file is checked, and its privacy is the user profile's ACL.
+ */
+export function fileProblem(st: fs.Stats, uid: number | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
   if (!st.isFile()) return "is not a regular file";
+  if (platform === "win32") return undefined;
   if (uid !== undefined && st.uid !== uid) return `is owned by uid ${st.uid}, not by you (uid ${uid})`;
   if ((st.mode & 0o077) !== 0) {
     const mode = (st.mode & 0o777).toString(8).padStart(4, "0");
