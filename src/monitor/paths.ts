@@ -1,14 +1,38 @@
 /**
  * Where gateways publish themselves: `$MCPBOX_HOME/run/<session>.sock` and `<session>.json` (SPEC 6). The folder is
  * 0700 so only its user can reach the sockets. Entries of gateways whose process is gone are stale and removed.
+ * Windows has no Unix sockets in folders: there the socket is the per-user named pipe
+ * `\\.\pipe\mcpbox-<user>-<session>` and the json in run/ is still the record that `ps` and `monitor` list.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { GatewayInfo } from "../gateway/events.ts";
 import { homeFolder, mcpboxHome } from "../home.ts";
 
 export const runDir = (home = mcpboxHome()) => path.join(home, "run");
-export const socketPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.sock`);
+export function socketPath(session: string, home = mcpboxHome(), platform: NodeJS.Platform = process.platform, user = userName()): string {
+  if (platform === "win32") return pipeName(session, user);
+  return path.join(runDir(home), `${session}.sock`);
+}
+
+/** `\\.\pipe\mcpbox-<user>-<session>`: the user name kept to letters, digits, `.`, `_` and `-`. */
+export function pipeName(session: string, user: string): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9._-]/g, "_");
+  return `\\\\.\\pipe\\mcpbox-${safe(user)}-${safe(session)}`;
+}
+
+/** The login name; on Windows USERNAME when the account has no profile entry. */
+export function userName(env: NodeJS.ProcessEnv = process.env): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    return env.USERNAME || env.USER || "user";
+  }
+}
+
+/** A named pipe is no file: nothing to stat, chmod or remove. */
+export const isPipe = (socket: string) => socket.startsWith("\\\\.\\pipe\\");
 export const infoPath = (session: string, home = mcpboxHome()) => path.join(runDir(home), `${session}.json`);
 
 /**
@@ -34,7 +58,7 @@ export interface PublishedGateway {
 }
 
 /** The gateways published in the run folder whose process is alive; removes the entries of dead ones. */
-export function listGateways(home = mcpboxHome()): PublishedGateway[] {
+export function listGateways(home = mcpboxHome(), platform: NodeJS.Platform = process.platform): PublishedGateway[] {
   const dir = ensureRunDir(home);
   let names: string[];
   try {
@@ -46,15 +70,16 @@ export function listGateways(home = mcpboxHome()): PublishedGateway[] {
   for (const name of names.filter((n) => n.endsWith(".json"))) {
     const session = name.slice(0, -".json".length);
     const info = readInfo(path.join(dir, name));
-    if (info && isAlive(info.pid)) found.push({ info, socket: socketPath(session, home) });
-    else if (info || isOld(path.join(dir, name))) removeEntry(session, home);
+    if (info && isAlive(info.pid)) found.push({ info, socket: socketPath(session, home, platform) });
+    else if (info || isOld(path.join(dir, name))) removeEntry(session, home, platform);
   }
   removeOrphanSockets(dir, new Set(names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5))));
   return found.sort((a, b) => a.info.startedAt - b.info.startedAt);
 }
 
-export function removeEntry(session: string, home = mcpboxHome()): void {
-  fs.rmSync(socketPath(session, home), { force: true });
+export function removeEntry(session: string, home = mcpboxHome(), platform: NodeJS.Platform = process.platform): void {
+  const socket = socketPath(session, home, platform);
+  if (!isPipe(socket)) fs.rmSync(socket, { force: true });
   fs.rmSync(infoPath(session, home), { force: true });
 }
 

@@ -1,6 +1,6 @@
 /**
  * The gateway's event socket (SPEC 6): `$MCPBOX_HOME/run/<session>.sock` (folder 0700, socket 0600) plus
- * `<session>.json`. Each monitor gets `hello`, the current snapshot, then live events; it may ask for a restart.
+ * `<session>.json` (on Windows a per-user named pipe instead of the socket). Each monitor gets `hello`, the current snapshot, then live events; it may ask for a restart.
  * Container stats are polled every second only while at least one monitor is connected. Nothing here keeps the
  * gateway's process alive (the server, sockets and timer are unref'ed).
  */
@@ -12,7 +12,7 @@ import { McpboxError, messageOf } from "../errors.ts";
 import { encode, lineSplitter, parseCommand, PROTOCOL_VERSION, type MonitorCommand } from "./protocol.ts";
 import { Recorder } from "./recorder.ts";
 import { mcpboxHome } from "../home.ts";
-import { ensureRunDir, infoPath, listGateways, socketPath } from "./paths.ts";
+import { ensureRunDir, infoPath, isPipe, listGateways, socketPath } from "./paths.ts";
 
 export interface GatewayActions {
   restart(server: string): Promise<void>;
@@ -26,6 +26,8 @@ export interface PublishOptions {
   /** default: one-shot Docker stats (src/docker/stats.ts) */
   readStats?: StatsReader;
   statsIntervalMs?: number;
+  /** default: process.platform (win32 publishes on a named pipe, src/monitor/paths.ts) */
+  platform?: NodeJS.Platform;
 }
 
 export interface Publication {
@@ -42,15 +44,17 @@ const MAX_PENDING_BYTES = 4 << 20;
 
 export async function publishGateway(events: GatewayEvents, info: GatewayInfo, actions: GatewayActions, options: PublishOptions = {}): Promise<Publication> {
   const home = options.home ?? mcpboxHome();
+  const platform = options.platform ?? process.platform;
   ensureRunDir(home);
-  listGateways(home); // removes what dead gateways left
-  const socket = socketPath(info.session, home);
-  if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
+  listGateways(home, platform); // removes what dead gateways left
+  const socket = socketPath(info.session, home, platform);
+  const pipe = isPipe(socket);
+  if (!pipe && Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new McpboxError("environment", `the monitor socket path ${socket} is longer than Unix sockets allow (${MAX_SOCKET_PATH} bytes)`, {
       hint: "set MCPBOX_HOME to a shorter folder",
     });
   }
-  removeSocket(socket);
+  if (!pipe) removeSocket(socket);
 
   const recorder = new Recorder();
   const clients = new Set<net.Socket>();
@@ -101,7 +105,7 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
     });
   });
   server.unref();
-  fs.chmodSync(socket, 0o600);
+  if (!pipe) fs.chmodSync(socket, 0o600);
   writeInfo(infoPath(info.session, home), info);
 
   let closed = false;
@@ -118,7 +122,7 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
       for (const client of clients) client.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       try {
-        removeSocket(socket);
+        if (!pipe) removeSocket(socket);
       } catch {
         // replaced by something else since: not ours to remove
       }
