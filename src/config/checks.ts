@@ -28,6 +28,11 @@ export interface CheckEnv {
   caseInsensitive?: (p: string) => boolean;
   /** the local modules a config file imported, itself included (default: the file alone) */
   modules?: (file: string) => readonly string[];
+  /**
+   * Why the engine cannot mount this folder (Docker Desktop's file sharing), or undefined. Given by the command layer
+   * from the engine it discovered (src/cli/commands/validate.ts); absent: not checked.
+   */
+  fileSharing?: (source: string) => string | undefined;
 }
 
 export const realEnv = (home: string = os.homedir()): CheckEnv => ({
@@ -135,6 +140,7 @@ function mountEnvOf(file: string, env: CheckEnv): MountEnv {
     platform: env.platform ?? "linux",
     caseInsensitive: env.caseInsensitive ?? (() => false),
     modules: [...new Set([file, env.realpath(file), ...modules])],
+    ...(env.fileSharing ? { fileSharing: env.fileSharing } : {}),
   };
 }
 

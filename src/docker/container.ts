@@ -9,6 +9,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { McpboxError, messageOf } from "../errors.ts";
 import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "./_attach.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
+import { mountsDeniedError } from "./file-sharing.ts";
 import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
 import { LABEL } from "./labels.ts";
 import { LineSplitter } from "./line-splitter.ts";
@@ -60,7 +61,7 @@ export async function startServerContainer(
     wait?.result.catch(() => {});
     stdio?.stdin.destroy();
     await removeContainer(docker, id).catch(() => {});
-    throw new McpboxError("failed", `could not start the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
+    throw mountsDeniedError(e, serverName(options)) ?? new McpboxError("failed", `could not start the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
   }
   const exited = wait.result
     .then((r) => r.StatusCode, () => pollExit(docker, id))
@@ -85,6 +86,8 @@ async function createContainer(docker: Docker, given: ContainerCreateOptions): P
   try {
     return (await docker.createContainer(options)).id;
   } catch (e) {
+    const denied = mountsDeniedError(e, serverName(options)); // Docker Desktop does not share a mount's folder
+    if (denied) throw denied;
     if (statusOf(e) === 404) {
       throw new McpboxError("failed", `image ${options.Image} not found for ${serverOf(options)}`, {
         hint: "build it with `mcpbox build`, or pull it with `docker pull`",
@@ -156,6 +159,11 @@ function stderrFeed(stream: NodeJS.ReadableStream) {
     },
     recent: () => [...recent],
   };
+}
+
+/** The server's name for mountsDeniedError ("server <name>: ..."). */
+export function serverName(options: ContainerCreateOptions): string {
+  return options.Labels?.[LABEL.server] ?? options.name ?? String(options.Image);
 }
 
 function serverOf(options: ContainerCreateOptions): string {

@@ -7,6 +7,8 @@ import type Docker from "dockerode";
 import type { Duplex } from "node:stream";
 import { registerWait } from "./_attach.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
+import { mountsDeniedError } from "./file-sharing.ts";
+import { LABEL } from "./labels.ts";
 import { statusOf } from "./images.ts";
 
 export interface ExitState {
@@ -35,7 +37,9 @@ export interface OneShot {
  * the JSON body Podman hands to stdin is harmless, as the launcher skips everything before its marker line.
  */
 export async function startOneShot(docker: Docker, options: ContainerCreateOptions): Promise<OneShot> {
-  const container = await docker.createContainer(await createOptionsForEngine(docker, options));
+  const container = await docker.createContainer(await createOptionsForEngine(docker, options)).catch((e: unknown) => {
+    throw mountsDeniedError(e, serverName(options)) ?? e; // Docker Desktop does not share a mount's folder
+  });
   let settle!: (code: number) => void;
   const exited = new Promise<number>((resolve) => (settle = resolve));
   const handle = oneShot(docker, container.id, settle);
@@ -51,9 +55,11 @@ export async function startOneShot(docker: Docker, options: ContainerCreateOptio
     return { ...handle, stdio, exited };
   } catch (e) {
     await handle.remove();
-    throw e;
+    throw mountsDeniedError(e, serverName(options)) ?? e;
   }
 }
+
+const serverName = (o: ContainerCreateOptions) => o.Labels?.[LABEL.server] ?? o.name ?? String(o.Image);
 
 function oneShot(docker: Docker, id: string, settle: (code: number) => void) {
   const container = docker.getContainer(id);

@@ -1,11 +1,17 @@
 import type { Context } from "../context.ts";
+import os from "node:os";
+import { realEnv, type CheckEnv } from "../../config/checks.ts";
 import { checkRawConfig, displayPath, loadConfigFile } from "../../config/load.ts";
+import { discoverEngine, hostDiscoveryEnv, type Discovery } from "../../docker/discover.ts";
+import { fileSharingProblem, sharedFolders } from "../../docker/file-sharing.ts";
 import { errorsOf, formatProblem, warningsOf, dotted } from "../../config/problems.ts";
 import { err, out, paint, printJson } from "../output.ts";
 
 export async function run(ctx: Context): Promise<number> {
   const { file, raw } = await loadConfigFile({ configPath: ctx.configPath, cwd: ctx.cwd });
-  const { problems, parsed } = checkRawConfig(raw, file);
+  const host = hostDiscoveryEnv();
+  const fileSharing = fileSharingOf(discoverEngine(host), process.platform, host.home || os.homedir(), host.readFile);
+  const { problems, parsed } = checkRawConfig(raw, file, { ...realEnv(), ...(fileSharing ? { fileSharing } : {}) });
   const shown = displayPath(file, ctx.cwd);
   const errors = errorsOf(problems);
   if (ctx.options.json) {
@@ -26,4 +32,15 @@ export async function run(ctx: Context): Promise<number> {
   const n = parsed ? Object.keys(parsed.servers).length : 0;
   out(`${paint.green("✓")} ${shown} is valid: ${n} server${n === 1 ? "" : "s"}${warnings ? `, ${warnings} warning${warnings === 1 ? "" : "s"}` : ""}`);
   return 0;
+}
+
+/**
+ * When the engine discovered is Docker Desktop, which shares only some host folders with its VM: why a mount source
+ * cannot be mounted (a warning of validate), from Docker Desktop's settings or its defaults. Other engines: undefined.
+ */
+export function fileSharingOf(d: Discovery, platform: NodeJS.Platform, home: string, readFile: (p: string) => string | undefined): CheckEnv["fileSharing"] {
+  const kind = d.found?.kind;
+  if (kind !== "docker-desktop") return undefined;
+  const shared = sharedFolders(platform, home, readFile);
+  return (s) => fileSharingProblem(s, kind, shared, platform);
 }

@@ -1,0 +1,29 @@
+import type Docker from "dockerode";
+import { describe, expect, it } from "vitest";
+import { startServerContainer } from "./container.ts";
+import { LABEL } from "./labels.ts";
+import { startOneShot } from "./run-once.ts";
+
+const DENIED =
+  "(HTTP code 500) server error - Mounts denied: \nThe path /opt/data is not shared from the host and is not known to Docker.\nYou can configure shared paths from Docker -> Preferences... -> Resources -> File Sharing.";
+
+/** An engine that refuses every create the way Docker Desktop does for a folder it does not share. */
+const refusing = (message: string) => ({ createContainer: () => Promise.reject(Object.assign(new Error(message), { statusCode: 500 })) }) as unknown as Docker;
+const options = { Image: "mcp/x:1", Labels: { [LABEL.server]: "files" }, HostConfig: { Binds: ["/opt/data:/data:ro"] } };
+
+describe("a create that Docker Desktop refuses for an unshared folder", () => {
+  it("is one clear error naming the server, the folder and the file sharing fix (server containers)", async () => {
+    const e = await startServerContainer(refusing(DENIED), options).catch((x: unknown) => x);
+    expect(e).toMatchObject({ message: "server files: /opt/data is not shared with the engine's VM (Docker Desktop file sharing)", hint: expect.stringMatching(/Settings → Resources → File sharing/) });
+  });
+  it("the same for one-shot containers (the code runner)", async () => {
+    const e = await startOneShot(refusing(DENIED), options).catch((x: unknown) => x);
+    expect(e).toMatchObject({ message: "server files: /opt/data is not shared with the engine's VM (Docker Desktop file sharing)" });
+  });
+  it("other create failures keep their own errors", async () => {
+    const e = await startServerContainer(refusing("boom"), options).catch((x: unknown) => x);
+    expect((e as Error).message).toBe("could not create the container for server files: boom");
+    const once = await startOneShot(refusing("boom"), options).catch((x: unknown) => x);
+    expect((once as Error).message).toBe("boom");
+  });
+});
