@@ -1,0 +1,96 @@
+/**
+ * The layering of ARCHITECTURE.md, checked: every relative import between the top-level folders of src/ must be one
+ * the table allows. A new crossing fails here with the file and the import; the known crossings that issue 15 removes
+ * are listed apart, so they can only go away, never grow.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+const SRC = path.dirname(new URL(import.meta.url).pathname);
+
+/** The shared leaves every folder may use. */
+const LEAVES = ["errors", "version", "text", "jsonrpc", "assets", "home"];
+
+/** Which folder may import which (besides the leaves), as ARCHITECTURE.md draws it. */
+const ALLOWED: Record<string, string[]> = {
+  errors: [],
+  version: [],
+  text: [],
+  jsonrpc: [],
+  assets: [],
+  home: [],
+  index: ["config"],
+  config: ["egress"], // the egress allowlist grammar is validated where it is parsed
+  egress: ["docker"],
+  docker: ["config"],
+  build: ["config", "docker"],
+  runner: ["config", "docker"],
+  gateway: ["config", "docker", "egress", "build", "runner"],
+  monitor: ["docker"],
+  http: ["gateway"],
+  clients: ["config"],
+  doctor: ["config", "docker", "egress", "build"],
+  tui: ["monitor", "build"],
+  cli: ["*"], // the commands compose everything; nothing imports them
+};
+
+/** Crossings that exist today and are to be removed (issue 15); each entry is `from -> to`. */
+const KNOWN = new Set([
+  "config -> clients", // the writable-mount check reads each client's config folder: the location table should be pure data apart
+  "clients -> docker", // clients/_image.ts asks the engine; client formats should be text from the resolved config
+  "clients -> build", // clients/_image.ts names the built image
+  "runner -> gateway", // the runner is served through gateway types; gateway -> runner is the intended direction
+  "monitor -> gateway", // the event types live in the gateway; they belong to the monitor's protocol
+  "tui -> gateway", // the same event types
+]);
+
+function topOf(file: string): string {
+  return path.relative(SRC, file).split(path.sep)[0]!.replace(/\.tsx?$/, "");
+}
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return e.name.startsWith("__") ? [] : sources(p);
+    return /\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name) && !e.name.startsWith("_test-") ? [p] : [];
+  });
+}
+
+function crossings(): { from: string; to: string; file: string; spec: string }[] {
+  const out: { from: string; to: string; file: string; spec: string }[] = [];
+  for (const file of sources(SRC)) {
+    const from = topOf(file);
+    const text = fs.readFileSync(file, "utf8");
+    for (const m of text.matchAll(/(?:\bfrom|\bimport\()\s*"(\.[^"]+)"/g)) {
+      const to = topOf(path.resolve(path.dirname(file), m[1]!));
+      if (to !== from) out.push({ from, to, file: path.relative(SRC, file), spec: m[1]! });
+    }
+  }
+  return out;
+}
+
+describe("the layering of ARCHITECTURE.md", () => {
+  const all = crossings();
+
+  it("every import between folders is one the table allows (or a known crossing issue 15 removes)", () => {
+    const bad = all
+      .filter(({ from, to }) => {
+        const allowed = ALLOWED[from];
+        if (!allowed) return true; // a new top-level folder: add it to the table and to ARCHITECTURE.md
+        return !(allowed.includes("*") || allowed.includes(to) || LEAVES.includes(to) || KNOWN.has(`${from} -> ${to}`));
+      })
+      .map(({ file, spec, from, to }) => `${file}: imports ${spec} (${from} -> ${to})`);
+    expect(bad).toEqual([]);
+  });
+
+  it("nothing imports the commands, and the leaves import nothing of the rest", () => {
+    const bad = all.filter(({ from, to }) => (to === "cli" && from !== "cli") || (LEAVES.includes(from) && !LEAVES.includes(to)));
+    expect(bad.map(({ file, spec }) => `${file}: ${spec}`)).toEqual([]);
+  });
+
+  it("every known crossing still exists (remove the entry when it is gone)", () => {
+    const seen = new Set(all.map(({ from, to }) => `${from} -> ${to}`));
+    expect([...KNOWN].filter((k) => !seen.has(k))).toEqual([]);
+  });
+});
