@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSea, listAssets, readAsset, repoRoot, selfCommand } from "./assets.ts";
+import { isSea, listAssets, readAsset, repoRoot, selfCommand, selfCommandOf, type SelfFacts } from "./assets.ts";
 
 const root = repoRoot();
 
@@ -37,6 +37,28 @@ describe("assets in development", () => {
     expect(() => readAsset("package.json")).toThrow(/no embedded file package\.json/);
     expect(() => readAsset("templates/../package.json")).toThrow(/no embedded file/);
     expect(() => readAsset("templates/no-such-file")).toThrow(/no embedded file templates\/no-such-file/);
+  });
+});
+
+describe("selfCommandOf", () => {
+  const facts = (over: Partial<SelfFacts>): SelfFacts => ({
+    sea: false,
+    execPath: "/usr/bin/node",
+    moduleFile: "/repo/src/assets.ts",
+    root: "/repo",
+    platform: "linux",
+    exists: () => false,
+    realpath: (p) => p,
+    ...over,
+  });
+  it("the single executable alone; the npm bundle with the Node running it; the sources with the project's Node", () => {
+    expect(selfCommandOf(facts({ sea: true, execPath: "/usr/local/bin/mcpbox" }))).toEqual(["/usr/local/bin/mcpbox"]);
+    const bundle = "/usr/lib/node_modules/mcpbox/dist/npm/mcpbox.mjs";
+    expect(selfCommandOf(facts({ moduleFile: bundle, root: "/usr/lib/node_modules/mcpbox/dist" }))).toEqual(["/usr/bin/node", bundle]);
+    const winBundle = "C:\\Users\\me\\AppData\\Roaming\\npm\\node_modules\\mcpbox\\dist\\npm\\mcpbox.mjs";
+    expect(selfCommandOf(facts({ platform: "win32", execPath: "C:\\node\\node.exe", moduleFile: winBundle }))).toEqual(["C:\\node\\node.exe", winBundle]);
+    expect(selfCommandOf(facts({}))).toEqual(["/usr/bin/node", "/repo/src/cli/main.ts"]);
+    expect(selfCommandOf(facts({ exists: (p) => p === "/repo/node_modules/.bin/node", realpath: () => "/repo/node_modules/node/bin/node" }))).toEqual(["/repo/node_modules/node/bin/node", "/repo/src/cli/main.ts"]);
   });
 });
 

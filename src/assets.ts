@@ -45,14 +45,32 @@ export function listAssets(prefix: string): string[] {
 
 /**
  * The argv prefix that runs this same mcpbox (for helper processes it starts): the binary alone inside the single
- * executable; in development the project's Node 24 and src/cli/main.ts.
+ * executable; from the npm package (dist/npm/mcpbox.mjs, one bundled file) the Node running it and that file; in
+ * development the project's Node 24 and src/cli/main.ts.
  */
 export function selfCommand(): string[] {
-  if (isSea()) return [process.execPath];
-  const root = repoRoot();
-  const projectNode = path.join(root, "node_modules", ".bin", process.platform === "win32" ? "node.exe" : "node");
-  const node = fs.existsSync(projectNode) ? fs.realpathSync(projectNode) : process.execPath;
-  return [node, path.join(root, "src", "cli", "main.ts")];
+  return selfCommandOf({ sea: isSea(), execPath: process.execPath, moduleFile: fileURLToPath(import.meta.url), root: repoRoot(), platform: process.platform, exists: fs.existsSync, realpath: fs.realpathSync });
+}
+
+export interface SelfFacts {
+  sea: boolean;
+  execPath: string;
+  /** the file this module was loaded from: src/assets.ts in development, the bundle otherwise */
+  moduleFile: string;
+  root: string;
+  platform: NodeJS.Platform;
+  exists: (p: string) => boolean;
+  realpath: (p: string) => string;
+}
+
+export function selfCommandOf(f: SelfFacts): string[] {
+  if (f.sea) return [f.execPath];
+  const p = f.platform === "win32" ? path.win32 : path.posix;
+  const fromSource = p.basename(f.moduleFile) === "assets.ts" && p.basename(p.dirname(f.moduleFile)) === "src";
+  if (!fromSource) return [f.execPath, f.moduleFile]; // the npm bundle: this module is inside it
+  const projectNode = p.join(f.root, "node_modules", ".bin", f.platform === "win32" ? "node.exe" : "node");
+  const node = f.exists(projectNode) ? f.realpath(projectNode) : f.execPath;
+  return [node, p.join(f.root, "src", "cli", "main.ts")];
 }
 
 const isAssetKey = (k: string) => ASSET_DIRS.some((d) => k.startsWith(`${d}/`));

@@ -113,12 +113,50 @@ async function bothRunning(docker: Docker, e: RunningEgress): Promise<boolean> {
 
 /** The mcpbox single executable the image is made of: this one, or dist/mcpbox when running from the sources. */
 function egressBinary(): string {
-  if (isSea()) return process.execPath;
-  const built = path.join(repoRoot(), "dist", "mcpbox");
-  if (!fs.existsSync(built)) {
-    throw new McpboxError("environment", "an allowlisted server needs the egress image, made from dist/mcpbox, which is not built", {
-      hint: "run `npm run build`",
+  return egressBinaryOf({
+    sea: isSea(),
+    execPath: process.execPath,
+    root: repoRoot(),
+    fromSource: fs.existsSync(path.join(repoRoot(), "src", "cli", "main.ts")),
+    platform: process.platform,
+    arch: process.arch,
+    exists: fs.existsSync,
+  });
+}
+
+export interface EgressBinaryFacts {
+  sea: boolean;
+  execPath: string;
+  /** the repository in development; the package's dist/ folder for the npm bundle */
+  root: string;
+  fromSource: boolean;
+  platform: NodeJS.Platform;
+  arch: string;
+  exists: (p: string) => boolean;
+}
+
+/**
+ * The proxy runs in a Linux container of the engine's architecture (taken as this machine's), made of a Linux mcpbox
+ * single executable: this one on Linux, dist/mcpbox from the sources, else `mcpbox-linux-<arch>` beside this mcpbox
+ * (the npm package ships no executable; a macOS or Windows one cannot run in the container). None: a clear error.
+ */
+export function egressBinaryOf(f: EgressBinaryFacts): string {
+  if (f.sea && f.platform === "linux") return f.execPath;
+  const linuxName = `mcpbox-linux-${f.arch === "arm64" ? "arm64" : "x64"}`;
+  if (f.fromSource) {
+    const built = path.join(f.root, "dist", "mcpbox");
+    if (f.platform === "linux" && f.exists(built)) return built;
+    if (f.exists(path.join(f.root, "dist", linuxName))) return path.join(f.root, "dist", linuxName);
+    throw new McpboxError("environment", `an allowlisted server needs the egress image, made from dist/${f.platform === "linux" ? "mcpbox" : linuxName}, which is not built`, {
+      hint: f.platform === "linux" ? "run `npm run build`" : "run `npm run build -- --all`",
     });
   }
-  return built;
+  const p = f.platform === "win32" ? path.win32 : path.posix;
+  const folder = f.sea ? p.dirname(f.execPath) : f.root; // the npm bundle's root is the package's dist/
+  const beside = p.join(folder, linuxName);
+  if (f.exists(beside)) return beside;
+  const what = f.sea ? `this ${f.platform} executable cannot run in the engine's Linux container` : "the npm package ships no mcpbox executable";
+  throw new McpboxError("environment", `an allowlisted server needs the egress image, made from the Linux mcpbox executable ${linuxName}: ${what}`, {
+    hint: `download ${linuxName} of this mcpbox version from its release into ${folder}`,
+  });
 }
