@@ -87,6 +87,8 @@ describe("mcpbox doctor", () => {
     expect(r.stderr).not.toMatch(STACK_LINE);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^✓ docker engine +Docker reachable at unix:\/\/\/var\/run\/docker\.sock$/m);
+    // no DOCKER_HOST, no context: the system socket, found where discover.ts looks on Linux
+    expect(r.stdout).toMatch(/^✓ engine discovery +container engine: Docker Engine at unix:\/\/\/var\/run\/docker\.sock \(from its socket\)$/m);
     expect(r.stdout).toMatch(/^✓ engine version +\S.* \d+\.\d+\S*, API 1\.\d+ /m);
     expect(r.stdout).toMatch(/^✓ socket permissions +\/var\/run\/docker\.sock is readable and writable$/m);
     expect(r.stdout).toMatch(/^✓ base image \(node\) +node:24-bookworm-slim \(\d+ MB\)$/m);
@@ -106,6 +108,7 @@ describe("mcpbox doctor", () => {
     const doc = JSON.parse(r.stdout) as DoctorJson;
     expect(doc.ok).toBe(true);
     expect(doc.checks.map((c) => c.name)).toEqual([
+      "engine discovery",
       "docker engine",
       "engine version",
       "socket permissions",
@@ -123,6 +126,7 @@ describe("mcpbox doctor", () => {
     expect(check(doc, "egress confinement")).toMatchObject({ status: "ok", message: "not needed: no server has a network allowlist" });
     expect(check(doc, "egress image")).toMatchObject({ status: "ok", message: "not needed: no server has a network allowlist" });
     expect(check(doc, "docker engine")).toMatchObject({ status: "ok", fix: null, data: { engine: "Docker" } });
+    expect(check(doc, "engine discovery")).toMatchObject({ status: "ok", data: { kind: "docker", host: "unix:///var/run/docker.sock", looked: expect.arrayContaining(["unix:///var/run/docker.sock"]) } });
     expect(check(doc, "runtimes")).toMatchObject({ status: "ok", data: { offered: expect.arrayContaining(["runc", "runsc"]), needed: [], missing: [] } });
     expect(check(doc, "config")).toMatchObject({ status: "warn", fix: expect.stringContaining("mcpbox init") });
     expect(check(doc, "hardened containers")?.status).toBe("ok");

@@ -3,6 +3,32 @@ import * as C from "./checks.ts";
 
 const version: C.VersionFacts = { product: "Docker Engine", version: "20.10.24", apiVersion: "1.41", os: "linux", arch: "amd64", cgroupVersion: "1" };
 
+describe("engine discovery", () => {
+  const desktop = { host: "unix:///Users/me/.docker/run/docker.sock", kind: "docker-desktop" as const, label: "Docker Desktop", from: "its socket" };
+  const system = { host: "unix:///var/run/docker.sock", kind: "docker" as const, label: "Docker", from: "its socket" };
+  it("names the engine found and where from, with its facts in data", () => {
+    const r = C.discoveryCheck({ found: desktop, looked: [desktop] }, "darwin");
+    expect(r).toEqual({
+      name: "engine discovery",
+      status: "ok",
+      message: "container engine: Docker Desktop at unix:///Users/me/.docker/run/docker.sock (from its socket)",
+      data: { kind: "docker-desktop", label: "Docker Desktop", host: desktop.host, from: "its socket", looked: [desktop.host] },
+    });
+  });
+  it("when none is found, says what to start on this OS (a warning: the engine check fails beside it)", () => {
+    const win = C.discoveryCheck({ looked: [{ ...desktop, host: "npipe:////./pipe/docker_engine" }] }, "win32");
+    expect(win).toMatchObject({ status: "warn", message: expect.stringMatching(/^no container engine found \(looked at .*docker_engine\): start Docker Desktop, Rancher Desktop/) });
+    expect(win.data).toEqual({ looked: ["npipe:////./pipe/docker_engine"] });
+    expect(C.discoveryCheck({ looked: [system] }, "linux").message).toMatch(/sudo systemctl start docker/);
+    expect(C.discoveryCheck({ looked: [system] }, "darwin").message).toMatch(/colima start/);
+  });
+  it("a context that cannot be read is a warning beside the engine found", () => {
+    const warning = "the Docker context x (~/.docker/config.json currentContext) has no readable endpoint in ~/.docker/contexts/meta/y/meta.json; looked for an engine instead";
+    const r = C.discoveryCheck({ found: system, looked: [system], warning }, "linux");
+    expect(r).toMatchObject({ status: "warn", message: `container engine: Docker at unix:///var/run/docker.sock (from its socket); ${warning}`, fix: expect.stringContaining("docker context ls"), data: { warning } });
+  });
+});
+
 describe("engine and version", () => {
   it("a reachable engine is ok; an unreachable one fails as an engine problem with the error's hint", () => {
     expect(C.engineCheck("unix:///var/run/docker.sock")).toMatchObject({ status: "ok", message: "reachable at unix:///var/run/docker.sock" });

@@ -2,6 +2,8 @@
  * The checks of `mcpbox doctor` as pure functions from measured facts to results. Gathering the facts (engine, files)
  * happens in gather.ts; formatting and the exit code in report.ts.
  */
+import { engineSentence, type Discovery } from "../docker/discover.ts";
+
 export type CheckStatus = "ok" | "warn" | "fail";
 
 export interface CheckResult {
@@ -17,6 +19,7 @@ export interface CheckResult {
 }
 
 export const CHECK = {
+  discovery: "engine discovery",
   engine: "docker engine",
   version: "engine version",
   socket: "socket permissions",
@@ -33,6 +36,23 @@ export const MIN_API = "1.40";
 
 const START_DOCKER = "start Docker (Docker Desktop, `sudo systemctl start docker`, or `dockerd`), or set DOCKER_HOST";
 const DOCKER_GROUP = "add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or use rootless Docker";
+
+/**
+ * Which engine discover.ts found and from where (DOCKER_HOST, the Docker context, a desktop engine's socket), or,
+ * when none, what to start on this OS. A context that cannot be read is a warning beside it. The engine check
+ * beside it says whether the engine answers.
+ */
+export function discoveryCheck(d: Discovery, platform: NodeJS.Platform): CheckResult {
+  const sentence = engineSentence(d, platform);
+  const data = {
+    ...(d.found ? { kind: d.found.kind, label: d.found.label, host: d.found.host, from: d.found.from } : {}),
+    looked: d.looked.map((c) => c.host),
+    ...(d.warning ? { warning: d.warning } : {}),
+  };
+  if (!d.found) return { name: CHECK.discovery, status: "warn", message: sentence, data }; // the sentence says what to start
+  if (d.warning) return { name: CHECK.discovery, status: "warn", message: `${sentence}; ${d.warning}`, fix: "check the context with `docker context ls`, or set DOCKER_HOST", data };
+  return { name: CHECK.discovery, status: "ok", message: sentence, data };
+}
 
 /** The engine by name (Docker or Podman: src/docker/runtimes.ts identifyEngine). */
 export interface EngineName {

@@ -8,7 +8,7 @@ import { checkRawConfig, displayPath, findConfigFile, loadConfigFile } from "../
 import { errorsOf, formatProblem, warningsOf } from "../config/problems.ts";
 import { DEFAULTS, resolveConfig, type ResolvedConfig } from "../config/resolve.ts";
 import { runtimeNeeds } from "../config/_runtime-checks.ts";
-import { engine as dockerEngine, engineAddress } from "../docker/engine.ts";
+import { engine as dockerEngine, engineAddress, engineDiscovery } from "../docker/engine.ts";
 import { engineRuntimes, identifyEngine, type EngineIdentity } from "../docker/runtimes.ts";
 import { engineFacts, localImageSize, tryHardenedCreate, type EngineFacts } from "../docker/probe.ts";
 import { isMcpboxError, messageOf } from "../errors.ts";
@@ -41,6 +41,7 @@ export async function runChecks(o: DoctorOptions): Promise<C.CheckResult[]> {
   const [servers, tls] = reachable ? await Promise.all([imageFacts(config), tlsFacts(config, nodeBase)]) : [[], undefined];
   const identity = reachable ? await engineIdentity() : undefined;
   return [
+    C.discoveryCheck(engineDiscovery(), process.platform),
     reachable ? C.engineCheck(address, undefined, identity) : C.engineCheck(address, engine),
     reachable ? C.versionCheck(engine) : C.skipped(C.CHECK.version),
     C.socketCheck(socketFacts(address)),
