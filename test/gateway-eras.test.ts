@@ -241,3 +241,75 @@ describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", 
     expect(roots).not.toContain("/etc");
   });
 });
+
+describe("a 2026-07-28 client over mcpbox serve --http, every request a session of its own (round trips across them)", () => {
+  let p: TestProject;
+  let child: ChildProcessWithoutNullStreams;
+  let url: string;
+  let id = 0;
+
+  /** One raw 2026-07-28 request, its answer (plain JSON or the last event of an SSE stream). */
+  async function post(method: string, params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+    const name = typeof params.name === "string" ? { "Mcp-Name": params.name } : {};
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "Mcp-Method": method, ...name },
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params: { ...params, _meta: ENVELOPE } }),
+    });
+    const body = await response.text();
+    const line = body.split("\n").reverse().find((l) => l.startsWith("data:"));
+    return JSON.parse(line ? line.slice(5) : body);
+  }
+
+  beforeAll(async () => {
+    p = project({ mf: modernServer({ prefix: false, clientRequests: { sampling: true } }) });
+    const port = 20_000 + Math.floor(Math.random() * 20_000);
+    const { command, args } = mcpboxCommand();
+    child = spawn(command, [...args, "serve", "-c", p.config, "--http", `127.0.0.1:${port}`, "--allow-unauthenticated"], {
+      cwd: p.dir,
+      env: { ...process.env, MCPBOX_HOME: p.home, NO_COLOR: "1" },
+    });
+    let stderr = "";
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on("data", (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes("serving on stdio")) resolve(); // the server is up: its calls take the raw route
+      });
+      child.once("exit", (code) => reject(new Error(`mcpbox serve --http exited (${code}):\n${stderr}`)));
+    });
+    url = `http://127.0.0.1:${port}/mcp`;
+  }, 180_000);
+
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    }
+    if (p) fs.rmSync(p.dir, { recursive: true, force: true });
+  });
+
+  it("finishes a running server's round trip in the retry, after the request that started it has ended", async () => {
+    expect(JSON.stringify(await post("tools/call", { name: "meta", arguments: {} }))).toContain("content");
+    const first = await post("tools/call", { name: "ask-name", arguments: {} });
+    expect(first.result?.resultType, JSON.stringify(first)).toBe("input_required");
+    const [key] = Object.keys(first.result!.inputRequests as object);
+    await new Promise((r) => setTimeout(r, 500)); // the person takes a moment; the first request's session has ended
+    const retry = await post("tools/call", {
+      name: "ask-name",
+      arguments: {},
+      requestState: first.result!.requestState,
+      inputResponses: { [key!]: { action: "accept", content: { name: "Cy" } } },
+    });
+    expect(JSON.stringify(retry)).toContain("hello Cy");
+  });
+
+  it("gives a newer call its server's questions, not a call a client left parked", async () => {
+    const left = await post("tools/call", { name: "ask-name", arguments: {} }); // never retried
+    expect(left.result?.resultType).toBe("input_required");
+    await new Promise((r) => setTimeout(r, 300));
+    const next = await post("tools/call", { name: "sample", arguments: {} });
+    expect(next.result?.resultType, JSON.stringify(next)).toBe("input_required");
+    expect(JSON.stringify(next.result!.inputRequests)).toContain("sampling/createMessage");
+  });
+});

@@ -28,6 +28,11 @@ export interface Extra {
   sendNotification(n: Notification): Promise<void>;
   /** a 2026-07-28 request: what its envelope and retry fields say */
   modern?: ModernRequest | undefined;
+  /**
+   * the call belongs to a modern round trip (round-trips.ts), not to the client request that started it: a
+   * per-request session (HTTP) ends with its answer, the call goes on until `signal` says otherwise
+   */
+  detached?: boolean | undefined;
 }
 
 export interface ModernRequest {
@@ -62,7 +67,7 @@ export async function forwardModern(gw: Gateway, session: ClientSession, up: Ups
     state.capabilities = modern.capabilities ?? session.capabilities;
     trips.track(state);
     // progress goes to the client request waiting on the call now (none while it is parked)
-    const own: Extra = { signal: state.controller.signal, sendNotification: (n) => state.sendNotification?.(n) ?? Promise.resolve() };
+    const own: Extra = { signal: state.controller.signal, detached: true, sendNotification: (n) => state.sendNotification?.(n) ?? Promise.resolve() };
     state.result = forward(gw, session, up, request, own, info).finally(() => trips.untrack(state));
     state.result.catch(() => {}); // awaited by next(); a call the client left is not an unhandled rejection
   }
@@ -70,7 +75,14 @@ export async function forwardModern(gw: Gateway, session: ClientSession, up: Ups
   const cancel = () => state.abort("cancelled by the client");
   extra.signal.addEventListener("abort", cancel);
   try {
-    const next = await state.next();
+    let next: Awaited<ReturnType<CallState["next"]>>;
+    try {
+      next = await state.next();
+    } catch (e) {
+      // refused for this client (a capability it lacks): the server's call ends here, nobody retries it
+      state.abort(e instanceof Error ? e.message : String(e));
+      throw e;
+    }
     if ("result" in next) return next.result;
     state.waiter = undefined;
     state.sendNotification = undefined;

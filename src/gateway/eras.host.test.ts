@@ -206,4 +206,90 @@ describe("a 2026-07-28 client over the SDK's per-request HTTP entry (every reque
     for (let i = 0; i < 50 && gw.sessions.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(gw.sessions.size).toBe(0);
   });
+
+  // raw 2026-07-28 requests, to see HTTP statuses and to leave a round trip unfinished as a client may
+  const envelope = (capabilities: Record<string, unknown>) => ({
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": capabilities,
+    "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+  });
+  let rawId = 0;
+  async function post(handler: { fetch(r: Request): Promise<Response> }, method: string, params: Record<string, unknown>, capabilities: Record<string, unknown> = {}) {
+    const name = typeof params.name === "string" ? { "Mcp-Name": params.name } : {};
+    const response = await handler.fetch(
+      new Request("http://gateway.test/mcp", {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "Mcp-Method": method, ...name },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++rawId, method, params: { ...params, _meta: envelope(capabilities) } }),
+      }),
+    );
+    const body = await response.text();
+    const line = body.split("\n").reverse().find((l) => l.startsWith("data:"));
+    return { status: response.status, message: JSON.parse(line ? line.slice(5) : body) as { result?: Record<string, unknown>; error?: { code: number; data?: unknown } } };
+  }
+
+  it("keeps a running server's call when the request that started the round trip ends, for the retry to finish", async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });
+    try {
+      // the server is running (its calls take the raw route): the first request's session closes after input_required
+      expect(JSON.stringify((await post(handler, "tools/call", { name: "meta", arguments: {} })).message.result)).toContain("content");
+      const first = await post(handler, "tools/call", { name: "ask-name", arguments: {} }, { elicitation: { form: {} } });
+      expect(first.message.result?.resultType).toBe("input_required");
+      const [key] = Object.keys(first.message.result!.inputRequests as object);
+      await new Promise((r) => setTimeout(r, 300)); // the person takes a moment; the first request's session has ended
+      const retry = await post(
+        handler,
+        "tools/call",
+        { name: "ask-name", arguments: {}, requestState: first.message.result!.requestState, inputResponses: { [key!]: { action: "accept", content: { name: "Cy" } } } },
+        { elicitation: { form: {} } },
+      );
+      expect(JSON.stringify(retry.message)).toContain("hello Cy");
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("answers -32021 with HTTP 400 naming the capability a server needs and the client did not declare", async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });
+    try {
+      const { status, message } = await post(handler, "tools/call", { name: "sample", arguments: {} }, {});
+      expect(message.error?.code).toBe(-32021);
+      expect(message.error?.data).toEqual({ requiredCapabilities: { sampling: {} } });
+      expect(status).toBe(400);
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("answers a method it does not serve -32601 with HTTP 404 (SEP-2575), also as a transparent proxy", async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });
+    try {
+      const { status, message } = await post(handler, "unknown/method", {});
+      expect(message.error?.code).toBe(-32601);
+      expect(status).toBe(404);
+    } finally {
+      await handler.close();
+    }
+  });
+
+  it("gives a newer call its server's questions, not a call another client left parked", async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });
+    try {
+      await post(handler, "tools/call", { name: "meta", arguments: {} });
+      // a client that never comes back for its round trip
+      const left = await post(handler, "tools/call", { name: "ask-name", arguments: {} }, { elicitation: { form: {} } });
+      expect(left.message.result?.resultType).toBe("input_required");
+      const client = new ModernClient({ name: "http", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } });
+      client.setRequestHandler("elicitation/create", async () => ({ action: "accept" as const, content: { name: "Ed" } }));
+      await client.connect(new StreamableHTTPClientTransport(new URL("http://gateway.test/mcp"), { fetch: (url, init) => handler.fetch(new Request(url, init)) }));
+      expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Ed");
+      await client.close();
+    } finally {
+      await handler.close();
+    }
+  });
 });

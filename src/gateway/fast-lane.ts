@@ -38,6 +38,8 @@ interface Pending {
   started: number;
   info: CallInfo;
   timer: NodeJS.Timeout;
+  /** a modern round trip's call: it outlives the client request (session) that started it; its signal alone ends it */
+  detached?: boolean | undefined;
 }
 
 /** Ids the lane gives its requests upstream: strings, so they never meet the SDK Client's numeric ones. */
@@ -101,7 +103,7 @@ export class FastLane {
       };
       const ms = up.server.timeouts.callMs;
       const timer = setTimeout(() => this.#timeout(id, ms), ms);
-      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer });
+      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer, detached: extra.detached });
       session.callStarted(up);
       extra.signal.addEventListener("abort", () => this.#abort(id, "cancelled by the client"), { once: true });
     });
@@ -161,7 +163,7 @@ export class FastLane {
   /** A client went away: its calls are cancelled at their servers and audited as such; nobody is answered. */
   sessionClosed(session: ClientSession): void {
     for (const [id, p] of this.#pending) {
-      if (p.session !== session) continue;
+      if (p.session !== session || p.detached) continue;
       this.#forget(id, p);
       p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the client disconnected" } }));
       this.#record(p, "cancelled", 0, "the client disconnected");

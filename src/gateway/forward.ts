@@ -5,6 +5,7 @@
 import { ErrorCode, McpError, ResultSchema, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { messageOf } from "../errors.ts";
+import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
 import { requestKind, vetClientRequest } from "./client-requests.ts";
 import type { CallState } from "./round-trips.ts";
@@ -192,7 +193,13 @@ async function askModern(call: CallState, up: Upstream, request: Request): Promi
   const kind = requestKind(request.method)!;
   if (!call.capabilities?.[kind]) {
     if (kind === "roots") return { roots: [] };
-    throw new RpcError(ErrorCode.InvalidRequest, `the client does not support ${kind} (server ${up.name} asked for it)`);
+    // SEP-2575: a call that needs what the client lacks, before it could ask the client anything, is answered -32021
+    // naming it (HTTP 400) and ends. A 2025-11-25 server was told what the policy allows, not what this client
+    // declared: once it has asked the client something, a further question the client cannot answer fails at the
+    // server only, which then answers the call as it sees fit.
+    const why = `the client does not support ${kind} (server ${up.name} asked for it)`;
+    if (!call.hasAsked) call.refuse(new MissingRequiredClientCapabilityError({ requiredCapabilities: { [kind]: {} } }, why));
+    throw new RpcError(ErrorCode.InvalidRequest, why);
   }
   // the server's own request bookkeeping (its progress token) means nothing inside the client's answer
   const { _meta: _dropped, ...params } = (request.params ?? {}) as Record<string, unknown>;

@@ -138,9 +138,9 @@ export function modernHost(server: ModernServer, session: ClientSession): Handle
         // a method of a capability this gateway does not offer now (no server has it): the SDK answers it as unknown
       }
     },
-    fallback(handler) {
-      server.fallbackRequestHandler = ((request: Request, ctx: ModernContext) => handler(withMeta(request, ctx) as Request, extraOf(ctx))) as never;
-    },
+    // No fallback: a 2026-07-28 method the gateway does not serve is answered by the SDK's binding before dispatch,
+    // -32601 with HTTP 404 as SEP-2575 requires (a handler's -32601 would go out in-band, HTTP 200).
+    fallback() {},
   };
 }
 

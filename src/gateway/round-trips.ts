@@ -44,6 +44,7 @@ export class CallState {
   #outstanding: Ask[] = [];
   #wake: (() => void) | undefined;
   #next = 0;
+  #refused: Error | undefined;
 
   constructor(up: Upstream, waiter: ClientSession) {
     this.up = up;
@@ -58,16 +59,32 @@ export class CallState {
     });
   }
 
+  /**
+   * The call cannot go on for this client (the server asked for a capability it did not declare): the client's
+   * request is answered `error`, not the server's result.
+   */
+  refuse(error: Error): void {
+    this.#refused ??= error;
+    this.#wake?.();
+  }
+
+  /** Whether the server asked this client anything during the call yet. */
+  get hasAsked(): boolean {
+    return this.#next > 0;
+  }
+
   /** The server's answer, or the questions it asked meanwhile (taken: they now wait for the client's answers). */
   async next(): Promise<{ result: Result } | { asks: { key: string; request: Request }[] }> {
     const result = this.result!;
     for (;;) {
+      if (this.#refused) throw this.#refused;
       if (this.#asked.length > 0) {
         this.#outstanding.push(...this.#asked);
         this.#asked = [];
         return { asks: this.#outstanding.map((a) => ({ key: a.key, request: a.request })) };
       }
       const asked = new Promise<"asked">((resolve) => (this.#wake = () => resolve("asked")));
+      if (this.#refused) continue;
       const settled = await Promise.race([result.then(() => "done" as const, () => "done" as const), asked]);
       this.#wake = undefined;
       if (settled === "done") return { result: await result };
@@ -108,9 +125,14 @@ export class RoundTrips {
   readonly #parked = new Map<string, Parked>();
   readonly #calls = new Map<Upstream, CallState[]>();
 
-  /** The modern call to `up` a server's request belongs to: the oldest in flight. */
+  /**
+   * The modern call to `up` a server's request belongs to (a 2025-11-25 server's request names none): the oldest
+   * one a client request waits on now, else the oldest in flight. A call parked for its client's retry has asked
+   * already and waits for answers; a call another client left parked must not take a newer call's questions.
+   */
   callFor(up: Upstream): CallState | undefined {
-    return this.#calls.get(up)?.[0];
+    const calls = this.#calls.get(up);
+    return calls?.find((c) => c.waiter !== undefined) ?? calls?.[0];
   }
 
   callsTo(up: Upstream): readonly CallState[] {
