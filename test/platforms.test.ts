@@ -200,7 +200,7 @@ describe("engine discovery through the binary (no DOCKER_HOST)", () => {
 });
 
 describe("npm install -g mcpbox (the package runs on the Node it declares)", () => {
-  it("npm pack, installed into a temp prefix with the machine's Node 20: --version, validate, schema", () => {
+  it("npm pack, installed into a temp prefix with the machine's Node 20: --version, validate, schema, the argv it runs itself with", () => {
     // the machine's own node and npm (not the project's Node 24 that npm scripts put first), with its CA settings;
     // none of the npm_* variables of the npm that runs this test
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE_OPTIONS"));
@@ -234,6 +234,15 @@ describe("npm install -g mcpbox (the package runs on the Node it declares)", () 
     expect(bad.stderr).toMatch(/^bad\.config\.json: servers\.x\.mounts\.0\.source: mounts \/etc, which is refused/m);
     expect(bad.stderr).not.toMatch(/^\s+at /m);
     expect(JSON.parse(mcpbox(["schema"]).stdout)).toMatchObject({ type: "object" });
+    // the argv it gives to helper processes (the session reaper) and to clients (config) is the Node running it and
+    // the installed bundle, never the repository's src/cli/main.ts: run it, as a client or the gateway would
+    const entry = JSON.parse(mcpbox(["config", "cursor"]).stdout) as { mcpServers: { mcpbox: { command: string; args: string[] } } };
+    const { command, args } = entry.mcpServers.mcpbox;
+    const bundle = fs.realpathSync(path.join(prefix, "lib", "node_modules", "mcpbox", "dist", "npm", "mcpbox.mjs"));
+    expect([command, fs.realpathSync(args[0]!), ...args.slice(1, 2)]).toEqual([expect.stringMatching(/node$/), bundle, "serve"]);
+    const self = spawnSync(command, [args[0]!, "--version"], { cwd: work, env, encoding: "utf8", timeout: 60_000 });
+    expect(self.stdout.trim(), self.stderr).toBe(version);
+    expect(spawnSync(command, ["--version"], { env, encoding: "utf8" }).stdout.trim()).toBe(nodeVersion);
   }, 300_000);
 });
 
@@ -273,5 +282,21 @@ describe("the foundation checks on win-x64 under Wine", () => {
     const schema = run(["schema"]);
     expect(schema.status).toBe(0);
     expect(JSON.parse(schema.stdout)).toMatchObject({ type: "object" });
+  });
+
+  it("ps and doctor pass the $MCPBOX_HOME check (no POSIX modes on Windows) and name the engine to start", () => {
+    // Wine has no engine: both stop at the engine, never at the home (Windows reports 0666/0777 for every folder)
+    const ps = run(["ps"]);
+    expect(ps.stderr).not.toMatch(/MCPBOX_HOME/);
+    expect(ps.stderr).toMatch(/^error: no Docker engine reachable at npipe:\/\/\/\/\.\/pipe\/docker_engine$/m);
+    expect(ps.stderr).toMatch(/^hint: start Docker Desktop, Rancher Desktop or a Podman machine/m);
+    expect(ps.status).toBe(3);
+    const doctor = run(["doctor", "--json"]);
+    const doc = JSON.parse(doctor.stdout) as { checks: { name: string; status: string; message: string; data?: { looked?: string[] } }[] };
+    const found = (name: string) => doc.checks.find((c) => c.name === name);
+    expect(found("engine discovery")).toMatchObject({ status: "warn", message: expect.stringMatching(/^no container engine found \(looked at .*docker_engine.*\): start Docker Desktop/) });
+    expect(found("engine discovery")?.data?.looked).toContain("npipe:////./pipe/docker_engine");
+    expect(found("MCPBOX_HOME")?.status).toBe("ok");
+    expect(doctor.status).toBe(3);
   });
 });

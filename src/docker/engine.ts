@@ -24,7 +24,8 @@ export function engineDiscovery(): Discovery {
 }
 
 export function engineAddress(): string {
-  return process.env.DOCKER_HOST || engineDiscovery().found?.host || "unix:///var/run/docker.sock";
+  // none found: where docker-modem then connects (the named pipe on Windows)
+  return process.env.DOCKER_HOST || engineDiscovery().found?.host || (process.platform === "win32" ? "npipe:////./pipe/docker_engine" : "unix:///var/run/docker.sock");
 }
 
 export interface EngineInfo {
