@@ -263,6 +263,32 @@ describe("run_code with a pool", () => {
   });
 });
 
+describe("python runs as `python3 .run_code.py` would (the pre-started interpreter, issue 16)", () => {
+  it("keeps __name__, argv, __file__, sys.path[0], cwd, stdin, files beside the code, exit codes and tracebacks", async () => {
+    for (const pool of [1, 0]) {
+      const r = await startRunner({ pool, languages: ["python"], timeouts: { runMs: 60_000 } });
+      const code = "import os, sys, helper\nprint(__name__, sys.argv, __file__, sys.path[0], os.getcwd(), helper.X)\nprint(repr(sys.stdin.read()))\nsys.stdout.write('end')";
+      const ok = await r.run("python", code, { stdin: "a\nb\n", files: { "helper.py": "X = 42\n" } });
+      expect(ok, `pool ${pool}`).toMatchObject({ exitCode: 0, stderr: "", stdout: "__main__ ['.run_code.py'] /work/.run_code.py /work /work 42\n'a\\nb\\n'\nend" });
+      const raised = await r.run("python", "def f():\n    raise ValueError('boom')\nf()");
+      expect(raised.exitCode).toBe(1);
+      expect(raised.stderr).toBe(
+        'Traceback (most recent call last):\n  File "/work/.run_code.py", line 3, in <module>\n    f()\n  File "/work/.run_code.py", line 2, in f\n    raise ValueError(\'boom\')\nValueError: boom\n',
+      );
+      const syntax = await r.run("python", "x = (");
+      expect(syntax.exitCode).toBe(1);
+      expect(syntax.stderr).toMatch(/^ {2}File "\/work\/\.run_code\.py", line 1\n[^]*SyntaxError: /);
+      expect((await r.run("python", "import sys; sys.exit(3)")).exitCode).toBe(3);
+      expect(await r.run("python", "import sys; sys.exit('bye')")).toMatchObject({ exitCode: 1, stderr: "bye\n" });
+      expect((await r.run("python", "raise KeyboardInterrupt")).exitCode).toBe(130); // killed by its own SIGINT
+      const env = await r.run("python", "import os; print([k for k in os.environ if 'MCPBOX' in k], type(__loader__).__name__)");
+      expect(env.stdout).toBe("[] SourceFileLoader\n");
+      await r.close();
+      expect(await r.containers()).toEqual([]);
+    }
+  });
+});
+
 describe("mcpbox serve with a code-runner server", () => {
   it("offers run_code through the gateway, audits the exact code and removes every container", async () => {
     const p = project({ code: { builtin: "code-runner", pool: 1, languages: ["python", "node"], timeouts: { runMs: 60_000 } } });

@@ -18,7 +18,7 @@ describe("runContainerOptions", () => {
     expect(o.User).toBe("1000:1000");
     expect(o.Labels).toMatchObject({ "mcpbox.session": "s1", "mcpbox.server": "code", "mcpbox.run": "python" });
     expect(o.Entrypoint).toBeUndefined();
-    expect(o.Cmd).toBeUndefined();
+    expect(o.Cmd).toEqual(["python"]); // the launcher's only argument: the language (python pre-starts its interpreter)
   });
 
   it("names every run's container differently", () => {

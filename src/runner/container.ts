@@ -17,6 +17,7 @@ export function runContainerOptions(server: ResolvedServer, ctx: RunContext, lan
     name: `${containerName(ctx.session, server.name)}-${language}-${randomBytes(4).toString("hex")}`,
     Labels: { ...base.Labels, [RUN_LABEL]: language },
     WorkingDir: "/work",
+    Cmd: [language], // the launcher pre-starts the interpreter of a python container before the request (run.py)
     HostConfig: {
       ...base.HostConfig,
       // under runsc (Debian's 2022 build) docker-init took the launcher's child and its exit status in about half the
