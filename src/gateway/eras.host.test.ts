@@ -250,6 +250,28 @@ describe("a 2026-07-28 client over the SDK's per-request HTTP entry (every reque
     }
   });
 
+  it("asks a round's questions together, in one input_required, as the server asked them", async () => {
+    const gw = gateway([testServer("mf", { prefix: null })]);
+    const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });
+    try {
+      const caps = { elicitation: { form: {} }, sampling: {} };
+      const first = await post(handler, "tools/call", { name: "ask-both", arguments: {} }, caps);
+      expect(first.message.result?.resultType).toBe("input_required");
+      const asks = first.message.result!.inputRequests as Record<string, { method: string }>;
+      expect(Object.values(asks).map((a) => a.method).sort()).toEqual(["elicitation/create", "sampling/createMessage"]);
+      const responses = Object.fromEntries(
+        Object.entries(asks).map(([k, a]) => [
+          k,
+          a.method === "elicitation/create" ? { action: "accept", content: { name: "Flo" } } : { role: "assistant", content: { type: "text", text: "hey" }, model: "m" },
+        ]),
+      );
+      const retry = await post(handler, "tools/call", { name: "ask-both", arguments: {}, requestState: first.message.result!.requestState, inputResponses: responses }, caps);
+      expect(JSON.stringify(retry.message)).toContain("hello Flo, the model said hey");
+    } finally {
+      await handler.close();
+    }
+  });
+
   it("answers -32021 with HTTP 400 naming the capability a server needs and the client did not declare", async () => {
     const gw = gateway([testServer("mf", { prefix: null })]);
     const handler = createMcpHandler(() => gw.modernServer(), { legacy: "reject" });

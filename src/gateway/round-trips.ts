@@ -27,6 +27,9 @@ export const PARK_MS = 10 * 60_000;
 
 const PARKED_PREFIX = "mcpbox-rt-";
 
+/** How long after a server's first question the gateway waits for the others it asks with it, before answering. */
+export const ASK_GATHER_MS = 20;
+
 /** One modern client's call to one server, across the client's retries. */
 export class CallState {
   readonly up: Upstream;
@@ -88,6 +91,8 @@ export class CallState {
       const settled = await Promise.race([result.then(() => "done" as const, () => "done" as const), asked]);
       this.#wake = undefined;
       if (settled === "done") return { result: await result };
+      // a server asks a round's questions at once (the SDK's legacy shim sends them together): gather them into one
+      await new Promise((resolve) => setTimeout(resolve, ASK_GATHER_MS));
     }
   }
 
