@@ -266,7 +266,7 @@ describe("run_code with a pool", () => {
 describe("python runs as `python3 .run_code.py` would (the pre-started interpreter, issue 16)", () => {
   it("keeps __name__, argv, __file__, sys.path[0], cwd, stdin, files beside the code, exit codes and tracebacks", async () => {
     for (const pool of [1, 0]) {
-      const r = await startRunner({ pool, languages: ["python"], timeouts: { runMs: 60_000 } });
+      const r = await startRunner({ pool, languages: ["python", "bash"], timeouts: { runMs: 60_000 } });
       const code = "import os, sys, helper\nprint(__name__, sys.argv, __file__, sys.path[0], os.getcwd(), helper.X)\nprint(repr(sys.stdin.read()))\nsys.stdout.write('end')";
       const ok = await r.run("python", code, { stdin: "a\nb\n", files: { "helper.py": "X = 42\n" } });
       expect(ok, `pool ${pool}`).toMatchObject({ exitCode: 0, stderr: "", stdout: "__main__ ['.run_code.py'] /work/.run_code.py /work /work 42\n'a\\nb\\n'\nend" });
@@ -281,6 +281,8 @@ describe("python runs as `python3 .run_code.py` would (the pre-started interpret
       expect((await r.run("python", "import sys; sys.exit(3)")).exitCode).toBe(3);
       expect(await r.run("python", "import sys; sys.exit('bye')")).toMatchObject({ exitCode: 1, stderr: "bye\n" });
       expect((await r.run("python", "raise KeyboardInterrupt")).exitCode).toBe(130); // killed by its own SIGINT
+      const pipe = await r.run("bash", 'seq 1 100000 | head -1; echo "${PIPESTATUS[@]}"'); // SIGPIPE as in a shell, not ignored
+      expect(pipe).toMatchObject({ stdout: "1\n141 0\n", stderr: "", exitCode: 0 });
       const env = await r.run("python", "import os; print([k for k in os.environ if 'MCPBOX' in k], type(__loader__).__name__)");
       expect(env.stdout).toBe("[] SourceFileLoader\n");
       await r.close();

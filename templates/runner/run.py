@@ -10,6 +10,7 @@
 # would. It never sees the request or the nonce. Under gVisor this takes the interpreter's start off the run's time.
 import json
 import os
+import signal
 import sys
 import time
 
@@ -18,6 +19,9 @@ READY = b"\0MCPBOX-READY\0"
 WORK = "/work"
 LINGER_SECONDS = 60  # mcpbox removes the container long before; this only bounds a container nobody removes
 STDIN_PATH = "/tmp/.run_code.stdin"
+# python3 ignores these at its start, and an ignored signal stays ignored across exec: the run gets them back as a
+# shell would give them (else `seq 1 100000 | head -1` fails with EPIPE, and under gVisor lost the run's output)
+DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js"), "bash": ("bash", ".run_code.sh")}
 
 
@@ -79,7 +83,7 @@ def prestart():
         return None
     r, w = os.pipe()
     try:
-        pid = os.posix_spawnp("python3", ["python3", "-c", STUB], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, r, 0)])
+        pid = os.posix_spawnp("python3", ["python3", "-c", STUB], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, r, 0)], setsigdef=DEFAULT_SIGNALS)
     except OSError:
         os.close(w)
         return None
@@ -179,6 +183,8 @@ def run_child(stdin_path, command, name):
         os.dup2(fd, 0)
         os.close(fd)
         os.unlink(stdin_path)
+        for sig in DEFAULT_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)
         os.execvp(command, [command, name])
     except OSError as e:
         os.write(2, ("mcpbox: could not start " + command + ": " + str(e) + "\n").encode())
