@@ -1,5 +1,6 @@
 /** A POST body read whole, up to a cap (SPEC 4.3 holds for HTTP too), and parsed as JSON. */
 import type http from "node:http";
+import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
 
 export type Body = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string; code: number };
 
@@ -14,8 +15,12 @@ export async function readBody(req: http.IncomingMessage, res: http.ServerRespon
     if (size > maxBytes) return refuseRest(req, res, tooLarge);
     chunks.push(chunk);
   }
+  const text = Buffer.concat(chunks).toString("utf8");
+  // as on stdio (SECURITY.md boundary 4): JSON nested deeper than any MCP message is refused before it is parsed,
+  // since what the gateway later does with it (stringify, forward) would overflow the stack
+  if (nestedDeeperThan(text)) return { ok: false, status: 400, message: `Invalid request: JSON nested deeper than ${MAX_JSON_DEPTH} levels`, code: -32600 };
   try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown };
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false, status: 400, message: "Parse error: the body is not JSON", code: -32700 };
   }

@@ -13,6 +13,8 @@ afterEach(async () => {
   served = undefined;
 });
 
+const live = { opened: 0, closed: 0 };
+
 async function start(idleMs?: number, token?: TokenSource) {
   const lines: string[] = [];
   served = await startHttp({
@@ -25,6 +27,8 @@ async function start(idleMs?: number, token?: TokenSource) {
       async open(transport) {
         const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
         server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "x", inputSchema: { type: "object" } }] }));
+        live.opened++;
+        server.onclose = () => live.closed++;
         await server.connect(transport);
       },
     },
@@ -76,6 +80,28 @@ describe("startHttp", () => {
     expect((await post("{", url)).status).toBe(400);
     expect((await post("{}", url.replace("/mcp", "/other"))).status).toBe(404);
     expect((await fetch(url, { method: "PUT" })).status).toBe(405);
+  });
+
+  it("ends the gateway session of an initialize the transport turned away (none left behind)", async () => {
+    const { url } = await start();
+    const before = { ...live };
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } };
+    for (let i = 0; i < 5; i++) {
+      // no text/event-stream in Accept: the SDK transport answers 406 and no session begins
+      const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(init) });
+      expect(r.status).toBe(406);
+    }
+    expect(live.opened - before.opened).toBe(5);
+    expect(live.closed - before.closed).toBe(5);
+    expect(served!.sessions()).toBe(0);
+  });
+
+  it("refuses JSON nested deeper than 128 levels with 400 before it is parsed", async () => {
+    const { url } = await start();
+    const deep = "[".repeat(200) + "]".repeat(200);
+    const r = await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: deep });
+    expect(r.status).toBe(400);
+    expect(await r.text()).toContain("nested deeper than 128");
   });
 
   it("refuses a missing or wrong token with 401 and WWW-Authenticate", async () => {

@@ -139,6 +139,9 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
     });
     if (!(await attach(transport, res))) return;
     await serveRequest(transport, req, res, message);
+    // the transport turned the initialize away (406, 400, ...): no session began, so the gateway's session for it ends
+    // now; otherwise every refused initialize would leave one behind, seen by no cap and no idle sweep
+    if (transport.sessionId === undefined) await transport.close().catch(() => {});
   }
 
   /** Hands a new transport to the gateway; false (the client answered) when it is turned away. */
