@@ -216,8 +216,9 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
       if (gw.transparent) return forward(gw, session, [...gw.upstreams.values()][0]!, { method, params: request.params }, extra);
       const named = parseTaskHandle(request.params.taskId);
       const up = named && gw.upstreams.get(named.server);
-      if (!named || !up) throw new RpcError(ErrorCode.InvalidParams, `unknown task: ${request.params.taskId}`);
-      gw.taskOwners.set(request.params.taskId, session);
+      // a task is its creator's: another client can neither read, cancel nor take over its status (the same answer as
+      // for a handle that does not exist, so handles cannot be probed)
+      if (!named || !up || gw.taskOwners.get(request.params.taskId) !== session) throw new RpcError(ErrorCode.InvalidParams, `unknown task: ${request.params.taskId}`);
       const result = await forward(gw, session, up, { method, params: { ...request.params, taskId: named.taskId } }, extra);
       return withTaskHandles(result, up.name);
     });
@@ -226,7 +227,8 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
     const ups = [...gw.upstreams.values()].filter((u) => u.state === "running" && u.capabilities?.tasks?.list);
     if (gw.transparent && ups[0]) return forward(gw, session, ups[0], request as Request, extra);
     const lists = await Promise.allSettled(ups.map((u) => forward(gw, session, u, { method: "tasks/list", params: {} }, extra).then((r) => withTaskHandles(r, u.name))));
-    return { tasks: lists.flatMap((l) => (l.status === "fulfilled" && Array.isArray(l.value.tasks) ? l.value.tasks : [])) };
+    const mine = (t: unknown) => gw.taskOwners.get(String((t as { taskId?: unknown } | null)?.taskId)) === session; // this client's tasks only
+    return { tasks: lists.flatMap((l) => (l.status === "fulfilled" && Array.isArray(l.value.tasks) ? l.value.tasks.filter(mine) : [])) };
   });
 
   // A transparent proxy passes on what it does not know; an aggregate cannot tell where it would go.

@@ -163,6 +163,14 @@ describe("the tasks extension in an aggregate", () => {
     const result = await client.request({ method: "tasks/result", params: { taskId: handle } }, ResultSchema);
     expect(JSON.stringify(result)).toContain("gateways");
     await expect(client.request({ method: "tasks/get", params: { taskId: "other:1" } }, ResultSchema)).rejects.toThrow(/unknown task/);
+    // another client sees none of it: not listed, not readable, not cancellable
+    const other = await memoryClient(gw, "other");
+    const theirs = (await other.client.request({ method: "tasks/list", params: {} }, ResultSchema)) as { tasks: { taskId: string }[] };
+    expect(theirs.tasks.map((t) => t.taskId)).not.toContain(handle);
+    for (const method of ["tasks/get", "tasks/result", "tasks/cancel"]) {
+      await expect(other.client.request({ method, params: { taskId: handle } }, ResultSchema)).rejects.toThrow(/unknown task/);
+    }
+    expect(((await client.request({ method: "tasks/get", params: { taskId: handle } }, ResultSchema)) as { status: string }).status).toBe("completed");
   });
 });
 
