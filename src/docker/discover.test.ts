@@ -27,6 +27,15 @@ function contextFiles(dir: string, name: string, host: string, sep: "/" | "\\" =
 }
 
 describe("discoverEngine", () => {
+  it("skips a socket another user owns (planted in a shared folder), keeps the user's own and root's", () => {
+    const files = { "/tmp/shared/docker.sock": "", "/home/me/.colima/default/docker.sock": "" };
+    const owners: Record<string, number> = { "/tmp/shared/docker.sock": 1001, "/home/me/.colima/default/docker.sock": 1000 };
+    const env = { ...machine("linux", files, { XDG_RUNTIME_DIR: "/tmp/shared" }, 1000), ownerOf: (p: string) => owners[p] };
+    expect(discoverEngine(env).found?.host).toBe("unix:///home/me/.colima/default/docker.sock");
+    owners["/tmp/shared/docker.sock"] = 0;
+    expect(discoverEngine(env).found?.host).toBe("unix:///tmp/shared/docker.sock");
+  });
+
   it("DOCKER_HOST wins over everything, on every OS", () => {
     for (const os of ["linux", "darwin", "win32"] as const) {
       const d = discoverEngine(machine(os, { "/var/run/docker.sock": "" }, { DOCKER_HOST: "tcp://10.0.0.5:2375" }));

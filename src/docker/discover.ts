@@ -49,6 +49,8 @@ export interface DiscoveryEnv {
   exists: (p: string) => boolean;
   /** the file's text, or undefined when it cannot be read */
   readFile: (p: string) => string | undefined;
+  /** the uid owning this socket (not following a link), or undefined when unknown (Windows, gone) */
+  ownerOf?: (p: string) => number | undefined;
 }
 
 export function discoverEngine(env: DiscoveryEnv): Discovery {
@@ -62,7 +64,13 @@ export function discoverEngine(env: DiscoveryEnv): Discovery {
   const p = pathOf(env.platform);
   // without a home folder, only absolute places (a relative one would be looked for in the working folder)
   const looked = wellKnown(env).filter((c) => c.host.startsWith("npipe://") || p.isAbsolute(socketOf(c.host)));
-  const found = looked.find((c) => env.exists(socketOf(c.host)));
+  // a socket another user planted (a shared TMPDIR or runtime folder) would receive every create request, secrets in
+  // the environment included: only the user's own sockets and root's count
+  const trusted = (c: EngineCandidate) => {
+    const owner = c.host.startsWith("unix://") && env.uid !== undefined ? env.ownerOf?.(socketOf(c.host)) : undefined;
+    return owner === undefined || owner === env.uid || owner === 0;
+  };
+  const found = looked.find((c) => env.exists(socketOf(c.host)) && trusted(c));
   return { found, looked, ...(context.warning ? { warning: context.warning } : {}) };
 }
 
@@ -176,6 +184,13 @@ export function hostDiscoveryEnv(): DiscoveryEnv {
     home,
     ...(typeof process.getuid === "function" ? { uid: process.getuid() } : {}),
     exists: (p) => p !== "" && fs.existsSync(p),
+    ownerOf: (p) => {
+      try {
+        return fs.lstatSync(p).uid;
+      } catch {
+        return undefined;
+      }
+    },
     readFile: (p) => {
       try {
         return fs.readFileSync(p, "utf8");
