@@ -26,6 +26,11 @@ interface Ask {
 export const PARK_MS = 10 * 60_000;
 
 const PARKED_PREFIX = "mcpbox-rt-";
+/**
+ * At most this many round trips wait for a retry at once, all clients together: a client that starts calls (or
+ * approvals) and never comes back would otherwise grow memory for PARK_MS each. The oldest gives way to a new one.
+ */
+export const MAX_PARKED = 256;
 
 /** How long after a server's first question the gateway waits for the others it asks with it, before answering. */
 export const ASK_GATHER_MS = 20;
@@ -168,6 +173,12 @@ export class RoundTrips {
     }, PARK_MS);
     timer.unref();
     this.#parked.set(token, { value, owner, timer });
+    while (this.#parked.size > MAX_PARKED) {
+      const [oldest, p] = this.#parked.entries().next().value as [string, Parked];
+      clearTimeout(p.timer);
+      this.#parked.delete(oldest);
+      p.value.abort(`more than ${MAX_PARKED} round trips waited for their client's retry: the oldest gave way`);
+    }
     return token;
   }
 
