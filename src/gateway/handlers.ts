@@ -218,7 +218,7 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
       const up = named && gw.upstreams.get(named.server);
       // a task is its creator's: another client can neither read, cancel nor take over its status (the same answer as
       // for a handle that does not exist, so handles cannot be probed)
-      if (!named || !up || gw.taskOwners.get(request.params.taskId) !== session) throw new RpcError(ErrorCode.InvalidParams, `unknown task: ${request.params.taskId}`);
+      if (!named || !up || !ownsTask(gw, session, request.params.taskId)) throw new RpcError(ErrorCode.InvalidParams, `unknown task: ${request.params.taskId}`);
       const result = await forward(gw, session, up, { method, params: { ...request.params, taskId: named.taskId } }, extra);
       return withTaskHandles(result, up.name);
     });
@@ -227,7 +227,7 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
     const ups = [...gw.upstreams.values()].filter((u) => u.state === "running" && u.capabilities?.tasks?.list);
     if (gw.transparent && ups[0]) return forward(gw, session, ups[0], request as Request, extra);
     const lists = await Promise.allSettled(ups.map((u) => forward(gw, session, u, { method: "tasks/list", params: {} }, extra).then((r) => withTaskHandles(r, u.name))));
-    const mine = (t: unknown) => gw.taskOwners.get(String((t as { taskId?: unknown } | null)?.taskId)) === session; // this client's tasks only
+    const mine = (t: unknown) => ownsTask(gw, session, String((t as { taskId?: unknown } | null)?.taskId)); // this client's tasks only
     return { tasks: lists.flatMap((l) => (l.status === "fulfilled" && Array.isArray(l.value.tasks) ? l.value.tasks.filter(mine) : [])) };
   });
 
@@ -237,6 +237,15 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
     const up = [...gw.upstreams.values()][0]!;
     return forward(gw, session, up, { method: request.method, params: request.params } as Request, extra);
   });
+}
+
+/**
+ * A task made on a long-lived connection is that client's. One made by a per-request (2026-07-28 HTTP) client has no
+ * connection to belong to: the bearer token is all that identifies such a client, so any per-request client may use it.
+ */
+function ownsTask(gw: Gateway, session: ClientSession, handle: string): boolean {
+  const owner = gw.taskOwners.get(handle);
+  return owner ? owner === session : session.perRequest;
 }
 
 async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string; uri: string }> {

@@ -83,7 +83,7 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
   // a task it made (the tasks extension): its handle names the server, and its status goes to this client
   const named = withTaskHandles(result, up.name);
   const handle = (named.task as { taskId?: unknown } | undefined)?.taskId;
-  if (typeof handle === "string") gw.taskOwners.set(handle, session);
+  if (typeof handle === "string" && !session.perRequest) gw.taskOwners.set(handle, session); // see ownsTask (handlers.ts)
   return named as CallToolResult;
 }
 
