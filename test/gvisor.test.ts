@@ -210,9 +210,9 @@ describe("a runtime the engine does not offer", () => {
         cwd: bad.dir, encoding: "utf8", timeout: 120_000, env: { ...process.env, MCPBOX_HOME: bad.home, NO_COLOR: "1" },
       });
       expect(r.status, r.stdout + r.stderr).toBe(1);
-      expect(r.stderr).toContain('server ev needs runtime "gvisor" (the engine\'s "nosuch")');
-      expect(r.stderr).toMatch(/register gVisor's runsc with the engine under the name "nosuch", or set engine\.runtimes\.gvisor/);
-      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(r.stderr, r.stderr).toContain('server ev needs runtime "gvisor" (the engine\'s "nosuch")');
+      expect(r.stderr, r.stderr).toMatch(/register gVisor's runsc with the engine under the name "nosuch", or set engine\.runtimes\.gvisor/);
+      expect(r.stderr, r.stderr).not.toMatch(/^\s+at /m);
     } finally {
       fs.rmSync(bad.dir, { recursive: true, force: true });
     }
