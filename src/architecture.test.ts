@@ -23,15 +23,16 @@ const ALLOWED: Record<string, string[]> = {
   index: ["config"],
   config: ["egress"], // the egress allowlist grammar is validated where it is parsed
   egress: ["docker"],
-  docker: ["config"],
-  build: ["config", "docker"],
-  runner: ["config", "docker"],
-  gateway: ["config", "docker", "egress", "build", "runner"],
+  policy: ["config"], // the run policy and the labels: pure, engine options as data
+  docker: ["config", "policy"],
+  images: ["config", "docker"],
+  runner: ["config", "docker", "policy"],
+  gateway: ["config", "docker", "policy", "egress", "images", "runner"],
   monitor: ["docker"],
   http: ["gateway"],
-  clients: ["config"],
-  doctor: ["config", "docker", "egress", "build"],
-  tui: ["monitor", "build"],
+  clients: ["config", "policy"],
+  doctor: ["config", "policy", "docker", "egress", "images"],
+  tui: ["monitor", "images"],
   cli: ["*"], // the commands compose everything; nothing imports them
 };
 
@@ -39,7 +40,7 @@ const ALLOWED: Record<string, string[]> = {
 const KNOWN = new Set([
   "config -> clients", // the writable-mount check reads each client's config folder: the location table should be pure data apart
   "clients -> docker", // clients/_image.ts asks the engine; client formats should be text from the resolved config
-  "clients -> build", // clients/_image.ts names the built image
+  "clients -> images", // clients/_image.ts names the built image
   "runner -> gateway", // the runner is served through gateway types; gateway -> runner is the intended direction
   "monitor -> gateway", // the event types live in the gateway; they belong to the monitor's protocol
   "tui -> gateway", // the same event types

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
-import { LABEL, labelFilter } from "../src/docker/labels.ts";
+import { LABEL, labelFilter } from "../src/policy/labels.ts";
 import { connect, containersOf, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 import { nodeBaseImage } from "./helpers/images.ts";
 

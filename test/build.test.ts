@@ -15,7 +15,7 @@ import tar from "tar-stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { mcpboxCommand } from "./helpers/gateway.ts";
-import type { BuildResult } from "../src/build/builder.ts";
+import type { BuildResult } from "../src/images/builder.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt";

@@ -13,10 +13,10 @@ import type { ContainerInspectInfo } from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { imageExists } from "../src/docker/images.ts";
-import { containerOptions } from "../src/docker/policy.ts";
+import { containerOptions } from "../src/policy/run.ts";
 import { startServerContainer, type ServerContainer } from "../src/docker/container.ts";
 import { loadConfig } from "../src/config/load.ts";
-import { LABEL } from "../src/docker/labels.ts";
+import { LABEL } from "../src/policy/labels.ts";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(REPO, "src", "cli", "main.ts");

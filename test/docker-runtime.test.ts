@@ -15,7 +15,7 @@ import type { ServerConfig } from "../src/config/schema.ts";
 import { engine } from "../src/docker/engine.ts";
 import { isAlive, removeSession, sessionContainers, spawnReaper, sweepDeadOwners } from "../src/docker/cleanup.ts";
 import { startServerContainer, type ServerContainer, type StartOptions } from "../src/docker/container.ts";
-import { containerOptions, dockerRunArgs } from "../src/docker/policy.ts";
+import { containerOptions, dockerRunArgs } from "../src/policy/run.ts";
 import { ensureTestImage, REPO } from "./helpers/images.ts";
 import { resolvedServer } from "./helpers/servers.ts";
 

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
-import { LABEL, labelFilter } from "../src/docker/labels.ts";
+import { LABEL, labelFilter } from "../src/policy/labels.ts";
 import { TEST_NETWORKS_ENV } from "../src/gateway/egress.ts";
 import { connectGateway } from "../src/monitor/client.ts";
 import { socketPath } from "../src/monitor/paths.ts";

@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { engine } from "../src/docker/engine.ts";
-import { LABEL } from "../src/docker/labels.ts";
+import { LABEL } from "../src/policy/labels.ts";
 import { ensureTestImage, nodeBaseImage } from "./helpers/images.ts";
 import { connect, containersOf, FIXTURES, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 

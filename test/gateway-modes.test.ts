@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
-import { LABEL } from "../src/docker/labels.ts";
+import { LABEL } from "../src/policy/labels.ts";
 import { ensureTestImage, nodeBaseImage } from "./helpers/images.ts";
 import { auditLines, connect, containersOf, FIXTURES, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 

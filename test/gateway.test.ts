@@ -15,7 +15,7 @@ import {
   type LoggingMessageNotification,
 } from "@modelcontextprotocol/sdk/types.js";
 import { engine } from "../src/docker/engine.ts";
-import { LABEL } from "../src/docker/labels.ts";
+import { LABEL } from "../src/policy/labels.ts";
 import { ensureTestImage, nodeBaseImage } from "./helpers/images.ts";
 import { auditLines, connect, containersOf, FIXTURES, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 

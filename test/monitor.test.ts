@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
-import { LABEL } from "../src/docker/labels.ts";
+import { LABEL } from "../src/policy/labels.ts";
 import { GatewayEvents } from "../src/gateway/events.ts";
 import { publishGateway } from "../src/monitor/publisher.ts";
 import { ensureTestImage } from "./helpers/images.ts";

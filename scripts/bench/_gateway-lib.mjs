@@ -10,8 +10,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { resolveConfig } from "../../src/config/resolve.ts";
 import { UserConfigSchema } from "../../src/config/schema.ts";
 import { startServerContainer } from "../../src/docker/container.ts";
-import { LABEL } from "../../src/docker/labels.ts";
-import { containerOptions } from "../../src/docker/policy.ts";
+import { LABEL } from "../../src/policy/labels.ts";
+import { containerOptions } from "../../src/policy/run.ts";
 import { BINARY, NODE } from "./_lib.mjs";
 
 /** The session label of every baseline container this process starts, so cleanup removes exactly those. */

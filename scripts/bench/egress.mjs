@@ -16,7 +16,7 @@ import os from "node:os";
 import path from "node:path";
 import { PassThrough } from "node:stream";
 import { engine } from "../../src/docker/engine.ts";
-import { LABEL } from "../../src/docker/labels.ts";
+import { LABEL } from "../../src/policy/labels.ts";
 import { ensureEgressImage } from "../../src/egress/image.ts";
 import { startEgress } from "../../src/egress/launch.ts";
 import { nodeBaseImage } from "../../test/helpers/images.ts";

@@ -8,7 +8,7 @@
  */
 import fs from "node:fs";
 import { engine } from "../../src/docker/engine.ts";
-import { LABEL } from "../../src/docker/labels.ts";
+import { LABEL } from "../../src/policy/labels.ts";
 import { ensureTestImage } from "../../test/helpers/images.ts";
 import { percentile, requireBinary, timedRow } from "./_lib.mjs";
 import {

@@ -4,7 +4,7 @@
  * engine is asked for them (the same answer `mcpbox build` gets).
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { planBuild } from "../build/plan.ts";
+import { planBuild } from "../images/plan.ts";
 import { connectEngine, engine } from "../docker/engine.ts";
 import { imageExists } from "../docker/images.ts";
 import { statusOf } from "../docker/_http.ts";

@@ -3,7 +3,7 @@
  * mcpbox command and the image names are inputs. Secrets appear by name only.
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { directEgressError, dockerRunArgs } from "../docker/policy.ts";
+import { directEgressError, dockerRunArgs } from "../policy/run.ts";
 import type { StdioEntry } from "./types.ts";
 
 export const GATEWAY_ENTRY = "mcpbox";

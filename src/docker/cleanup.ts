@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import os from "node:os";
 import type Docker from "dockerode";
 import { removeContainer } from "./_http.ts";
-import { LABEL, labelFilter, ownerPidOf } from "./labels.ts";
+import { LABEL, labelFilter, ownerPidOf } from "../policy/labels.ts";
 import { reaperCommand } from "./_self.ts";
 
 /**

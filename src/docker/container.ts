@@ -11,7 +11,7 @@ import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "
 import { createOptionsForEngine } from "./engine-kind.ts";
 import { mountsDeniedError } from "./file-sharing.ts";
 import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
-import { LABEL } from "./labels.ts";
+import { LABEL } from "../policy/labels.ts";
 import { LineSplitter } from "./line-splitter.ts";
 import { ContainerStdioTransport } from "./stdio-transport.ts";
 

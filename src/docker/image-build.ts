@@ -1,6 +1,6 @@
 /**
  * The engine calls of `mcpbox build`: build from an in-memory context (classic builder, JSON-lines stream), inspect,
- * tag, pull, push and remove images. What the stream means is read by src/build/steps.ts.
+ * tag, pull, push and remove images. What the stream means is read by src/images/steps.ts.
  */
 import type Docker from "dockerode";
 import { messageOf } from "../errors.ts";

@@ -1,7 +1,7 @@
 import type Docker from "dockerode";
 import { describe, expect, it } from "vitest";
 import { startServerContainer } from "./container.ts";
-import { LABEL } from "./labels.ts";
+import { LABEL } from "../policy/labels.ts";
 import { startOneShot } from "./run-once.ts";
 
 const DENIED =

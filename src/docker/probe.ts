@@ -9,7 +9,7 @@ import type Docker from "dockerode";
 import { resolveConfig } from "../config/resolve.ts";
 import { UserConfigSchema } from "../config/schema.ts";
 import { connectEngine, engine } from "./engine.ts";
-import { containerOptions } from "./policy.ts";
+import { containerOptions } from "../policy/run.ts";
 
 export interface EngineFacts {
   /** "Docker Engine", "Podman Engine", ... */

@@ -8,7 +8,7 @@ import type { Duplex } from "node:stream";
 import { registerWait } from "./_attach.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
 import { mountsDeniedError } from "./file-sharing.ts";
-import { LABEL } from "./labels.ts";
+import { LABEL } from "../policy/labels.ts";
 import { statusOf } from "./images.ts";
 
 export interface ExitState {

@@ -6,7 +6,7 @@
  */
 import type Dockerode from "dockerode";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { containerName } from "./policy.ts";
+import { containerName } from "../policy/run.ts";
 
 /** True for the servers that get a network of their own: `"bridge"` only (`{ network }` names one the user made). */
 export function wantsOwnNetwork(server: ResolvedServer): boolean {

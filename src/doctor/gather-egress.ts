@@ -8,7 +8,7 @@ import path from "node:path";
 import { isSea, repoRoot } from "../assets.ts";
 import type { ResolvedConfig } from "../config/resolve.ts";
 import { engine, type Docker } from "../docker/engine.ts";
-import { LABEL } from "../docker/labels.ts";
+import { LABEL } from "../policy/labels.ts";
 import { DOCTOR_LABEL, hardenedProbeOptions } from "../docker/probe.ts";
 import { ensureEgressImage } from "../egress/image.ts";
 import { McpboxError, isMcpboxError, messageOf } from "../errors.ts";

@@ -2,7 +2,7 @@
  * The facts behind outside-checks.ts, measured through the engine: each `image:` server's image (inspected, else
  * asked of its registry without pulling) and a build's TLS to the npm registry (a probe container). Never throws.
  */
-import { hostBundle } from "../build/ca-bundle.ts";
+import { hostBundle } from "../images/ca-bundle.ts";
 import type { ResolvedConfig } from "../config/resolve.ts";
 import { engine } from "../docker/engine.ts";
 import { registryHas } from "../docker/images.ts";

@@ -2,7 +2,7 @@
  * Doctor's checks of what builds and image servers need from outside: an `image:` server's image (present, or one
  * its registry has) and TLS from a build to the npm registry (a re-signing proxy needs build.caCerts). Pure.
  */
-import { classifyPull, cleanReason, pullFix } from "../build/pull-failure.ts";
+import { classifyPull, cleanReason, pullFix } from "../images/pull-failure.ts";
 import { CHECK, type CheckResult } from "./checks.ts";
 
 export type ImageFacts =

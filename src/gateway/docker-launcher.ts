@@ -4,14 +4,14 @@
  * startup clock runs, and every container carries the session's labels so nothing outlives the gateway.
  */
 import os from "node:os";
-import { ensureImages } from "../build/ensure.ts";
-import { withFix } from "../build/pull-failure.ts";
+import { ensureImages } from "../images/ensure.ts";
+import { withFix } from "../images/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
 import { startServerContainer } from "../docker/container.ts";
 import { connectEngine, engine } from "../docker/engine.ts";
-import { containerLabels } from "../docker/labels.ts";
-import { containerOptions } from "../docker/policy.ts";
+import { containerLabels } from "../policy/labels.ts";
+import { containerOptions } from "../policy/run.ts";
 import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
 import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
 import { McpboxError } from "../errors.ts";

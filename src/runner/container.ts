@@ -1,11 +1,11 @@
 /**
- * The create options of one run's container, pure: the server's hardened options (docker/policy.ts) plus a unique
+ * The create options of one run's container, pure: the server's hardened options (policy/run.ts) plus a unique
  * name, the runner image's own entrypoint, and /work, a private noexec tmpfs the files and the code are written to.
  */
 import { randomBytes } from "node:crypto";
 import type { ContainerCreateOptions } from "dockerode";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { containerName, containerOptions, type RunContext } from "../docker/policy.ts";
+import { containerName, containerOptions, type RunContext } from "../policy/run.ts";
 
 export const RUN_LABEL = "mcpbox.run";
 

@@ -4,7 +4,7 @@
  * replaced when that run is over; nothing is ever reused. close() removes every container this pool still holds or runs.
  */
 import type { Docker } from "../docker/engine.ts";
-import type { RunContext } from "../docker/policy.ts";
+import type { RunContext } from "../policy/run.ts";
 import { startOneShot, type OneShot } from "../docker/run-once.ts";
 import { runtimeCreateError } from "../docker/runtimes.ts";
 import type { Language, ResolvedServer } from "../config/resolve.ts";

@@ -4,8 +4,8 @@
  */
 import React, { useEffect, useState } from "react";
 import { Box, render, Text } from "ink";
-import type { BuildEvent } from "../build/builder.ts";
-import { formatSize } from "../build/describe.ts";
+import type { BuildEvent } from "../images/builder.ts";
+import { formatSize } from "../images/describe.ts";
 import { terminalLine } from "../text/terminal.ts";
 
 type State = "waiting" | "checking" | "building" | "pushing" | "cached" | "done" | "failed" | "pulling" | "pulled" | "present";

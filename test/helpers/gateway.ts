@@ -6,7 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { engine } from "../../src/docker/engine.ts";
-import { LABEL } from "../../src/docker/labels.ts";
+import { LABEL } from "../../src/policy/labels.ts";
 
 export const REPO = path.resolve(import.meta.dirname, "../..");
 export const FIXTURES = path.join(REPO, "test/fixtures/gateway");

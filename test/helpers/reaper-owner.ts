@@ -6,7 +6,7 @@
 import { engine } from "../../src/docker/engine.ts";
 import { spawnReaper } from "../../src/docker/cleanup.ts";
 import { startServerContainer } from "../../src/docker/container.ts";
-import { containerOptions } from "../../src/docker/policy.ts";
+import { containerOptions } from "../../src/policy/run.ts";
 import { resolvedServer } from "./servers.ts";
 
 const [session, image] = process.argv.slice(2);

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { BuildResult } from "../../src/build/builder.ts";
+import type { BuildResult } from "../../src/images/builder.ts";
 import { engine } from "../../src/docker/engine.ts";
 import { FIXTURES, mcpboxCommand } from "../helpers/gateway.ts";
 import { expectPodman } from "./_podman.ts";

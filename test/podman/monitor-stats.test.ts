@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../../src/docker/engine.ts";
 import { StatsSampler } from "../../src/docker/stats.ts";
 import { nodeBaseImage } from "../helpers/images.ts";
-import { ULIMITS } from "../../src/docker/policy.ts";
+import { ULIMITS } from "../../src/policy/run.ts";
 import { expectPodman } from "./_podman.ts";
 
 const LABEL = "mcpbox.monitor-stats-test";

@@ -9,10 +9,10 @@ import type { Context } from "../context.ts";
 import { loadConfig } from "../../config/load.ts";
 import type { ResolvedConfig, ResolvedServer } from "../../config/resolve.ts";
 import { McpboxError } from "../../errors.ts";
-import { pick } from "../../build/select.ts";
-import { planBuild } from "../../build/plan.ts";
-import { describeEvent } from "../../build/describe.ts";
-import type { BuildEvent } from "../../build/builder.ts";
+import { pick } from "../../images/select.ts";
+import { planBuild } from "../../images/plan.ts";
+import { describeEvent } from "../../images/describe.ts";
+import type { BuildEvent } from "../../images/builder.ts";
 import { terminalLine, terminalText } from "../../text/terminal.ts";
 import { err, out, printJson } from "../output.ts";
 
@@ -24,8 +24,8 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   // the engine client is loaded only when something talks to the engine (--print does not)
   const [{ engine }, { registryOf }, { runBuilds }] = await Promise.all([
     import("../../docker/engine.ts"),
-    import("../../build/builder.ts"),
-    import("../../build/run-builds.ts"),
+    import("../../images/builder.ts"),
+    import("../../images/run-builds.ts"),
   ]);
   if (ctx.options.push) registryOf(config);
   // no ping first: the first image lookup reports an unreachable engine just as well, one round trip sooner

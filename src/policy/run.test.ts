@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { resolvedServer } from "../../test/helpers/servers.ts";
 import { resolveConfig } from "../config/resolve.ts";
 import { UserConfigSchema } from "../config/schema.ts";
-import { containerName, containerOptions, dockerRunArgs } from "./policy.ts";
+import { containerName, containerOptions, dockerRunArgs } from "./run.ts";
 
 const ctx = { session: "s1", configHash: "abc123", ownerPid: 4242, image: "img:1" };
 const MiB = 1024 * 1024;
