@@ -27,7 +27,7 @@ const ALLOWED: Record<string, string[]> = {
   docker: ["config", "policy"],
   images: ["config", "docker"],
   runner: ["config", "docker", "policy"],
-  gateway: ["config", "docker", "policy", "egress", "images", "runner"],
+  gateway: ["config", "docker", "policy", "egress", "images", "runner", "monitor"], // monitor: the event vocabulary it publishes
   monitor: ["docker"],
   http: ["gateway"],
   clients: ["config", "policy"],
@@ -41,9 +41,6 @@ const KNOWN = new Set([
   "config -> clients", // the writable-mount check reads each client's config folder: the location table should be pure data apart
   "clients -> docker", // clients/_image.ts asks the engine; client formats should be text from the resolved config
   "clients -> images", // clients/_image.ts names the built image
-  "runner -> gateway", // the runner is served through gateway types; gateway -> runner is the intended direction
-  "monitor -> gateway", // the event types live in the gateway; they belong to the monitor's protocol
-  "tui -> gateway", // the same event types
 ]);
 
 function topOf(file: string): string {

@@ -4,7 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import type { CallOutcome } from "./events.ts";
+import type { CallOutcome } from "../monitor/events.ts";
 import type { ResolvedConfig } from "../config/resolve.ts";
 import { homeFolder, mcpboxHome, privateFolder, UntrustedFolder } from "../home.ts";
 

@@ -12,7 +12,7 @@ import {
   type Result,
 } from "@modelcontextprotocol/sdk/types.js";
 import { inputRequired } from "@modelcontextprotocol/server";
-import type { CallOutcome } from "./events.ts";
+import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";

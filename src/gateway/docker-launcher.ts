@@ -15,7 +15,7 @@ import { containerOptions } from "../policy/run.ts";
 import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
 import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
 import { McpboxError } from "../errors.ts";
-import { codeRunnerImage, launchCodeRunner, runnerAudit } from "../runner/launch.ts";
+import { codeRunnerImage, launchCodeRunner, runnerAudit } from "./runner-launcher.ts";
 import type { EgressRecord } from "../egress/record.ts";
 import type { AuditSink } from "./audit.ts";
 import { egressPool } from "./egress.ts";

@@ -22,7 +22,7 @@ import { createMcpHandler } from "@modelcontextprotocol/server";
 import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { openAudit } from "./audit.ts";
-import { GatewayEvents } from "./events.ts";
+import { GatewayEvents } from "../monitor/events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import { redactor } from "./redact.ts";

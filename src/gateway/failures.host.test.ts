@@ -13,7 +13,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { openAudit } from "./audit.ts";
-import { GatewayEvents } from "./events.ts";
+import { GatewayEvents } from "../monitor/events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import type { LaunchedServer, Launcher } from "./launcher.ts";

@@ -8,7 +8,7 @@ import type { ResolvedServer } from "../config/resolve.ts";
 import type { AuditRecord } from "./audit.ts";
 import { buildCatalog } from "./catalog.ts";
 import { CAPS, TokenBucket } from "./limits.ts";
-import { GatewayEvents } from "./events.ts";
+import { GatewayEvents } from "../monitor/events.ts";
 import { FastLane } from "./fast-lane.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";

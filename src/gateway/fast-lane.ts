@@ -11,7 +11,7 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Result } from "@modelcontextprotocol/sdk/types.js";
 import { record, timeoutReason, type CallInfo, type Extra } from "./calls.ts";
-import type { CallOutcome } from "./events.ts";
+import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import { RpcError } from "./rpc-error.ts";

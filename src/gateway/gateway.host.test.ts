@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { openAudit } from "./audit.ts";
-import { GatewayEvents, type GatewayEvent } from "./events.ts";
+import { GatewayEvents, type GatewayEvent } from "../monitor/events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import { listCache } from "./list-cache.ts";

@@ -21,7 +21,7 @@ import type { AuditSink } from "./audit.ts";
 import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, type Catalog } from "./catalog.ts";
 import { acceptLists, NameClaims } from "./claims.ts";
-import type { GatewayEvents } from "./events.ts";
+import type { GatewayEvents } from "../monitor/events.ts";
 import { FailureReports } from "./failures.ts";
 import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";

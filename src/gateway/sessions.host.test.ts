@@ -16,7 +16,7 @@ import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ResultSch
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
 import { openAudit } from "./audit.ts";
-import { GatewayEvents, type GatewayEvent } from "./events.ts";
+import { GatewayEvents, type GatewayEvent } from "../monitor/events.ts";
 import { Gateway } from "./gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import { redactor } from "./redact.ts";

@@ -7,7 +7,7 @@ import { homeFolder } from "../home.ts";
 import { openAudit } from "./audit.ts";
 import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
-import { GatewayEvents, type GatewayEvent, type GatewayInfo } from "./events.ts";
+import { GatewayEvents, type GatewayEvent, type GatewayInfo } from "../monitor/events.ts";
 import type { EgressRecord } from "../egress/record.ts";
 import { failureText } from "./failures.ts";
 import { Gateway } from "./gateway.ts";

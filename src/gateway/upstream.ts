@@ -18,7 +18,7 @@ import {
 import type { ResolvedServer } from "../config/resolve.ts";
 import { aggregateCacheHint, type CacheHint } from "./cache-hints.ts";
 import { VERSION } from "../version.ts";
-import type { ServerState } from "./events.ts";
+import type { ServerState } from "../monitor/events.ts";
 import { failureText } from "./failures.ts";
 import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
 import { CAPS, TokenBucket } from "./limits.ts";

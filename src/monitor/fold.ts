@@ -1,5 +1,5 @@
 /** One gateway's part of the monitor state: folds its protocol messages; apply() says whether anything changed. */
-import type { GatewayInfo, ServerState } from "../gateway/events.ts";
+import type { GatewayInfo, ServerState } from "./events.ts";
 import { oomKilledContainer, type CallEvent, type EgressEvent, type GatewayMessage, type GuardEvent, type ServerSnapshot } from "./protocol.ts";
 import { Latency } from "./latency.ts";
 import { Ring } from "./ring.ts";

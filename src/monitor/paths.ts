@@ -7,7 +7,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { GatewayInfo } from "../gateway/events.ts";
+import type { GatewayInfo } from "./events.ts";
 import { homeFolder, mcpboxHome } from "../home.ts";
 
 export const runDir = (home = mcpboxHome()) => path.join(home, "run");

@@ -4,7 +4,7 @@
  * commands (`restart`); each gets a `reply`.
  */
 import { StringDecoder } from "node:string_decoder";
-import type { GatewayEvent, GatewayInfo } from "../gateway/events.ts";
+import type { GatewayEvent, GatewayInfo } from "./events.ts";
 
 export const PROTOCOL_VERSION = 1;
 /** A line longer than this is a broken or hostile peer: the connection is dropped. */

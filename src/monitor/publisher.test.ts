@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { GatewayEvents, type GatewayInfo } from "../gateway/events.ts";
+import { GatewayEvents, type GatewayInfo } from "./events.ts";
 import { connectGateway } from "./client.ts";
 import type { GatewayMessage } from "./protocol.ts";
 import { publishGateway, type Publication } from "./publisher.ts";

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import net from "node:net";
-import type { GatewayEvent, GatewayEvents, GatewayInfo } from "../gateway/events.ts";
+import type { GatewayEvent, GatewayEvents, GatewayInfo } from "./events.ts";
 import { McpboxError, messageOf } from "../errors.ts";
 import { encode, lineSplitter, parseCommand, PROTOCOL_VERSION, type MonitorCommand } from "./protocol.ts";
 import { Recorder } from "./recorder.ts";

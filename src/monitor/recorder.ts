@@ -2,7 +2,7 @@
  * The gateway side's memory of what happened: the latest state of every server and ring buffers of recent calls,
  * stderr lines and guard decisions, so a monitor that connects late gets the current state first.
  */
-import type { GatewayEvent } from "../gateway/events.ts";
+import type { GatewayEvent } from "./events.ts";
 import { oomKilledContainer, type CallEvent, type EgressEvent, type GuardEvent, type ServerSnapshot, type Snapshot } from "./protocol.ts";
 import { Ring } from "./ring.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { GatewayInfo } from "../gateway/events.ts";
+import type { GatewayInfo } from "./events.ts";
 import type { GatewayMessage } from "./protocol.ts";
 import { MonitorStore, selectedRow, visibleRows } from "./store.ts";
 

@@ -4,7 +4,7 @@
  * change). The Ink dashboard subscribes; the plain summary reads it once.
  */
 import { EventEmitter } from "node:events";
-import type { GatewayInfo } from "../gateway/events.ts";
+import type { GatewayInfo } from "./events.ts";
 import type { CallEvent, EgressEvent, GatewayMessage, GuardEvent, ServerSnapshot, StatsEvent } from "./protocol.ts";
 import { GatewayFold, type ServerRow } from "./fold.ts";
 

@@ -1,6 +1,6 @@
 /** Colours of the dashboard; none at all with NO_COLOR (SPEC 1). */
-import type { ServerState } from "../gateway/events.ts";
-import type { CallOutcome } from "../gateway/events.ts";
+import type { ServerState } from "../monitor/events.ts";
+import type { CallOutcome } from "../monitor/events.ts";
 
 export type Colour = "green" | "yellow" | "red" | "cyan" | "gray" | undefined;
 

@@ -1,17 +1,15 @@
 /**
- * The code runner as a gateway upstream: the in-process server behind an InMemoryTransport, shaped like a launched
+ * The code runner (src/runner) as a gateway upstream: the in-process server behind an InMemoryTransport, shaped like a launched
  * container (LaunchedServer), so the gateway's Upstream connects its Client to it like to any other server.
  */
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import type { Docker } from "../docker/engine.ts";
-import type { AuditRecord, AuditSink } from "../gateway/audit.ts";
-import type { LaunchedServer } from "../gateway/launcher.ts";
-import { auditValue, type Redact } from "../gateway/redact.ts";
-import { ensureRunnerImage } from "./image.ts";
-import { createCodeRunnerServer, type CodeRunnerDeps } from "./server.ts";
-
-export { ensureRunnerImage };
+import { ensureRunnerImage } from "../runner/image.ts";
+import { createCodeRunnerServer, type CodeRunnerDeps } from "../runner/server.ts";
+import type { AuditRecord, AuditSink } from "./audit.ts";
+import type { LaunchedServer } from "./launcher.ts";
+import { auditValue, type Redact } from "./redact.ts";
 
 /** The runner image for a config's base images (built when missing); what the launcher's image step calls. */
 export function codeRunnerImage(docker: Docker, config: Pick<ResolvedConfig, "build">, log?: (line: string) => void): Promise<string> {
