@@ -87,7 +87,7 @@ function modeOf(value: unknown): Mode {
 
 async function entriesFor(mode: "gateway" | "direct", config: Parameters<typeof buildEntries>[1]["config"]): Promise<Entries> {
   if (mode === "gateway") return buildEntries(mode, { config, self: selfCommand(), imageOf: () => "" });
-  const { directImages } = await import("../../clients/_image.ts");
+  const { directImages } = await import("../direct-images.ts");
   const images = await directImages(config);
   const docker = findOnPath("docker");
   const built = buildEntries(mode, { config, self: [], imageOf: images.imageOf, docker: docker ?? "docker" });

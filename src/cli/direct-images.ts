@@ -1,6 +1,7 @@
 /**
- * The image each server runs in direct mode: its own `image`, or for template and Dockerfile servers the content tag
- * `mcpbox/<server>:<hash>` that `mcpbox build` gives it. The hash covers the local ids of the base images, so the
+ * The image each server runs in direct mode, for `mcpbox config --mode direct` (the engine look-up belongs to the
+ * command; client formats stay text from the resolved config): its own `image`, or for template and Dockerfile servers
+ * the content tag `mcpbox/<server>:<hash>` that `mcpbox build` gives it. The hash covers the local ids of the base images, so the
  * engine is asked for them (the same answer `mcpbox build` gets).
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
