@@ -117,6 +117,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           // to the clients that subscribed to it; when none did (the catalog routes it), to every client
           const subscribed = [...gw.sessions].filter((s) => s.subscriptions.get(up)?.has(uri));
           for (const s of subscribed.length > 0 ? subscribed : gw.sessions) s.notify(update);
+          for (const listener of gw.changeListeners) listener({ kind: "resource", uri: update.params.uri, params: update.params });
           return;
         }
         case "notifications/tasks/status": {
@@ -267,4 +268,5 @@ export function broadcastLog(gw: Gateway, up: Upstream, params: Record<string, u
 export function announce(gw: Gateway): void {
   const changed = gw.rebuildCatalog();
   for (const s of gw.sessions) s.listsChanged(changed);
+  if (changed.tools || changed.prompts || changed.resources) for (const listener of gw.changeListeners) listener({ kind: "lists", ...changed });
 }

@@ -49,6 +49,12 @@ export interface GatewayOptions {
   unavailable?: ReadonlyMap<string, string>;
 }
 
+/**
+ * A change every client hears of, for entries whose clients listen without a session of their own (the SDK's HTTP
+ * `subscriptions/listen` streams): lists that changed, or a resource updated (its URI as clients know it).
+ */
+export type GatewayChange = { kind: "lists"; tools: boolean; prompts: boolean; resources: boolean } | { kind: "resource"; uri: string; params: Record<string, unknown> };
+
 /** What the servers are told when the client's capabilities come per request (clientRequests still applies). */
 const ANY_CLIENT: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
 
@@ -71,6 +77,8 @@ export class Gateway {
   readonly roundTrips = new RoundTrips();
   /** task handle → the client that made or asked of the task (its status notifications go there, tasks.ts) */
   readonly taskOwners = new Map<string, ClientSession>();
+  /** who hears of changes beside the sessions (GatewayChange) */
+  readonly changeListeners = new Set<(change: GatewayChange) => void>();
   /** resolves once a first client has said what it can do (the servers start talking to it then) */
   readonly #clientCaps: Promise<ClientCapabilities>;
   readonly #hooks: UpstreamHooks;

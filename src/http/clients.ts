@@ -12,5 +12,9 @@ export function gatewayClients(gateway: Gateway): ClientHost {
       await gateway.connect(transport);
     },
     modern: () => gateway.modernServer(),
+    changes(listener) {
+      gateway.changeListeners.add(listener);
+      return () => void gateway.changeListeners.delete(listener);
+    },
   };
 }

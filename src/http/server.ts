@@ -29,7 +29,12 @@ export interface ClientHost {
   open(transport: Transport): Promise<void>;
   /** a 2026-07-28 request (no session): the gateway's server for that one request */
   modern?(): Promise<ModernServer>;
+  /** list changes and resource updates, for the 2026-07-28 clients' `subscriptions/listen` streams; returns the unsubscribe */
+  changes?(listener: (change: Change) => void): () => void;
 }
+
+/** What a 2026-07-28 client's listen stream may be told (the gateway's GatewayChange). */
+export type Change = { kind: "lists"; tools: boolean; prompts: boolean; resources: boolean } | { kind: "resource"; uri: string; params: Record<string, unknown> };
 
 /** Thrown by ClientHost.open: the client is told `message` with `status` (e.g. 503 while one client is served). */
 export class ClientRefused extends Error {
@@ -71,6 +76,13 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
   const modern: McpHttpHandler | undefined = host.modern
     ? createMcpHandler(() => host.modern!(), { legacy: "reject", maxRequestBodySize: options.maxBodyBytes })
     : undefined;
+  // a 2026-07-28 client hears of changes on its subscriptions/listen stream (served by the SDK handler from its bus)
+  const unlisten = modern && host.changes?.((c) => {
+    if (c.kind === "resource") return modern.bus.publish({ kind: "resource_updated", uri: c.uri, params: c.params as never });
+    if (c.tools) modern.notify.toolsChanged();
+    if (c.prompts) modern.notify.promptsChanged();
+    if (c.resources) modern.notify.resourcesChanged();
+  });
   const opened = new Set<StreamableHTTPServerTransport>();
   let hosts = allowedHosts(options.listen);
   const idleMs = options.idleMs ?? SESSION_IDLE_MS;
@@ -164,6 +176,7 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
 
   async function close(): Promise<void> {
     clearInterval(sweep);
+    unlisten?.();
     await modern?.close().catch(() => {});
     const closing = [...opened].map((t) => t.close().catch(() => {}));
     server.closeAllConnections();

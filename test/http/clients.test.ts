@@ -1,0 +1,69 @@
+/**
+ * `mcpbox serve --http` with clients of both revisions at once (SPEC 4.8, 4.9), end to end on dist/mcpbox: what the
+ * servers change reaches every client (a 2025-11-25 client as list_changed, a 2026-07-28 client on its
+ * subscriptions/listen stream), and one client's flood of unanswered server questions never costs another client
+ * its own.
+ */
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeBaseImage } from "../helpers/images.ts";
+import { waitFor, type TestProject } from "../helpers/gateway.ts";
+import { fixtureProject, httpClient, killServes, serveHttp, tokenOf, type Served } from "./_serve.ts";
+
+let p: TestProject;
+let s: Served;
+let token: string;
+
+beforeAll(async () => {
+  p = fixtureProject(await nodeBaseImage());
+  s = await serveHttp(p);
+  token = tokenOf(p);
+});
+afterAll(killServes);
+
+const textOf = (r: unknown) => (r as { content: { text: string }[] }).content[0]!.text;
+
+/** A 2026-07-28 client (SDK v2, per request, no session) of the gateway. */
+async function modernClient(name: string, capabilities: Record<string, unknown> = {}) {
+  const { Client, StreamableHTTPClientTransport } = await import("@modelcontextprotocol/client");
+  const transport = new StreamableHTTPClientTransport(new URL(s.url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name, version: "1" }, { versionNegotiation: { mode: "auto" }, capabilities });
+  await client.connect(transport);
+  expect(client.getProtocolEra()).toBe("modern");
+  return client;
+}
+
+describe("serve --http, clients of both revisions", () => {
+  it("a server's changed list reaches a 2026-07-28 client on its listen stream and a 2025-11-25 client as list_changed; a resource update the listen names too", async () => {
+    const modern = await modernClient("listener");
+    const heard: { method: string; meta?: Record<string, unknown> }[] = [];
+    const record = (n: { method: string; params?: { _meta?: Record<string, unknown> } }) => void heard.push({ method: n.method, meta: n.params?._meta });
+    modern.setNotificationHandler("notifications/tools/list_changed", record);
+    modern.setNotificationHandler("notifications/resources/updated", record);
+    const note = (await modern.listResources()).resources.find((r) => r.name.includes("note"))!;
+    expect(note, JSON.stringify(await modern.listResources())).toBeDefined();
+    const sub = await modern.listen({ toolsListChanged: true, resourceSubscriptions: [note.uri] });
+    expect(sub.honoredFilter).toMatchObject({ toolsListChanged: true, resourceSubscriptions: [note.uri] });
+
+    let legacyHeard = 0;
+    const legacy = await httpClient(s.url, token, { name: "legacy", setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void legacyHeard++) });
+    const before = (await modern.listTools()).tools.length;
+    expect(textOf(await legacy.client.callTool({ name: "fix__grow", arguments: {} }))).toMatch(/tools$/);
+
+    await waitFor("the 2026-07-28 client to hear tools/list_changed on its listen stream", () => heard.some((h) => h.method === "notifications/tools/list_changed") || undefined, 10_000);
+    const change = heard.find((h) => h.method === "notifications/tools/list_changed")!;
+    expect(change.meta).toHaveProperty(["io.modelcontextprotocol/subscriptionId"]);
+    await waitFor("the 2025-11-25 client to hear list_changed", () => legacyHeard > 0 || undefined, 10_000);
+    expect((await modern.listTools(undefined, { cacheMode: "bypass" })).tools.length).toBe(before + 1);
+    expect((await legacy.client.listTools()).tools.some((t) => t.name.startsWith("fix__grown"))).toBe(true);
+
+    await legacy.client.callTool({ name: "fix__touch", arguments: {} });
+    await waitFor("the listen stream to carry resources/updated", () => heard.some((h) => h.method === "notifications/resources/updated") || undefined, 10_000);
+
+    await sub.close();
+    expect(await sub.closed).toBe("local");
+    await legacy.transport.terminateSession().catch(() => {});
+    await legacy.client.close();
+    await modern.close();
+  });
+});
