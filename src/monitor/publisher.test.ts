@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import os from "node:os";
+import net from "node:net";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GatewayEvents, type GatewayInfo } from "./events.ts";
@@ -7,6 +8,7 @@ import { connectGateway } from "./client.ts";
 import type { GatewayMessage } from "./protocol.ts";
 import { publishGateway, type Publication } from "./publisher.ts";
 import { listGateways } from "./paths.ts";
+import { newKey } from "./handshake.ts";
 
 let home: string;
 let pub: Publication | undefined;
@@ -64,7 +66,9 @@ describe("publishGateway", () => {
     pub = await publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home });
     expect(fs.statSync(path.join(home, "run")).mode & 0o777).toBe(0o700);
     expect(fs.statSync(pub.socket).mode & 0o777).toBe(0o600);
-    expect(listGateways(home)).toEqual([{ info, socket: pub.socket }]);
+    const [listed] = listGateways(home);
+    expect(listed).toEqual({ info, socket: pub.socket, key: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(fs.statSync(path.join(home, "run", "s1.json")).mode & 0o777).toBe(0o600); // it holds the key
     await pub.close();
     expect(fs.readdirSync(path.join(home, "run"))).toEqual([]);
   });
@@ -111,6 +115,71 @@ describe("publishGateway", () => {
     fs.writeFileSync(path.join(run, "dead.sock"), "");
     pub = await publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home });
     expect(fs.readdirSync(run).sort()).toEqual(["s1.json", "s1.sock"]);
+  });
+});
+
+describe("the monitor handshake on the socket", () => {
+  /** A raw connection: what it receives, after writing `lines`, until the gateway closes it or `ms` pass. */
+  async function raw(socket: string, lines: string[], ms = 300) {
+    const conn = net.createConnection(socket);
+    let got = "";
+    conn.on("data", (d) => (got += d.toString()));
+    const closed = new Promise<boolean>((r) => {
+      conn.on("close", () => r(true));
+      setTimeout(() => r(false), ms);
+    });
+    await new Promise((r) => conn.once("connect", r));
+    for (const l of lines) conn.write(`${l}\n`);
+    const wasClosed = await closed;
+    conn.destroy();
+    return { got, wasClosed };
+  }
+
+  it("a peer without the key gets a nonce and nothing else, and its commands are not run", async () => {
+    const events = new GatewayEvents();
+    const asked: string[] = [];
+    pub = await publishGateway(events, info, { restart: async (s) => void asked.push(s) }, { home, readStats: async () => undefined });
+    events.emit({ type: "call", at: 1, server: "calc", method: "tools/call", tool: "add", durationMs: 5, outcome: "ok", bytes: 1 });
+    // only reads (what another Windows user can do on a pipe): the challenge, no hello, no snapshot, no event
+    const reader = await raw(pub.socket, []);
+    expect(reader.got.trim().split("\n").map((l) => JSON.parse(l).type)).toEqual(["challenge"]);
+    expect(reader.got).not.toMatch(/calc|hello|snapshot/);
+    // a command, a made-up proof, junk: closed without a word
+    for (const line of ['{"v":1,"type":"restart","server":"calc","id":1}', JSON.stringify({ v: 1, type: "auth", nonce: "n".repeat(43), proof: "p".repeat(43) }), "x".repeat(4096)]) {
+      const r = await raw(pub.socket, [line]);
+      expect(r.wasClosed, line.slice(0, 40)).toBe(true);
+      expect(r.got.trim().split("\n").map((l) => JSON.parse(l).type)).toEqual(["challenge"]);
+    }
+    expect(asked).toEqual([]);
+    // the right key still works, and the monitor then sees the call
+    const { conn, messages, finished } = await collect(pub.socket, (ms) => ms.some((m) => m.type === "snapshot"));
+    await finished;
+    conn.close();
+    expect(messages.map((m) => m.type)).toEqual(["hello", "snapshot"]);
+  });
+
+  it("a monitor believes nothing from an endpoint that does not prove the run file's key", async () => {
+    const sock = path.join(home, "fake.sock");
+    const key = newKey();
+    const fake = (script: (c: net.Socket) => void) => {
+      const server = net.createServer(script);
+      return new Promise<net.Server>((r) => server.listen(sock, () => r(server)));
+    };
+    const onMessage = (m: GatewayMessage) => void seen.push(m);
+    const seen: GatewayMessage[] = [];
+    // an older gateway (or a squatter) that talks at once
+    let server = await fake((c) => c.write(`${JSON.stringify({ v: 1, type: "hello", gateway: info })}\n`));
+    await expect(connectGateway({ socket: sock, key }, { onMessage, onClose: () => {} })).rejects.toThrow(/without a handshake: it is an older mcpbox/);
+    await new Promise((r) => server.close(r));
+    // one that answers the auth with a welcome it cannot prove
+    server = await fake((c) => {
+      c.write(`${JSON.stringify({ v: 1, type: "challenge", nonce: "n".repeat(43) })}\n`);
+      c.once("data", () => c.write(`${JSON.stringify({ v: 1, type: "welcome", proof: "p".repeat(43) })}\n${JSON.stringify({ v: 1, type: "hello", gateway: info })}\n`));
+    });
+    await expect(connectGateway({ socket: sock, key }, { onMessage, onClose: () => {} })).rejects.toThrow(/did not prove it knows the key of its run file/);
+    await new Promise((r) => server.close(r));
+    expect(seen).toEqual([]);
+    await expect(connectGateway({ socket: sock }, { onMessage, onClose: () => {} })).rejects.toThrow(/published no monitor key: it is an older mcpbox/);
   });
 });
 

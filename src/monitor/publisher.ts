@@ -1,6 +1,8 @@
 /**
  * The gateway's event socket (SPEC 6): `$MCPBOX_HOME/run/<session>.sock` (folder 0700, socket 0600) plus
- * `<session>.json` (on Windows a per-user named pipe instead of the socket). Each monitor gets `hello`, the current snapshot, then live events; it may ask for a restart.
+ * `<session>.json` (on Windows a named pipe of a random name instead of the socket, ./paths.ts). A monitor first proves
+ * it knows the key in the json (./handshake.ts), then gets `hello`, the current snapshot, then live events; it may ask
+ * for a restart.
  * Container stats are polled every second only while at least one monitor is connected. Nothing here keeps the
  * gateway's process alive (the server, sockets and timer are unref'ed).
  */
@@ -12,7 +14,8 @@ import { McpboxError, messageOf } from "../errors.ts";
 import { encode, lineSplitter, parseCommand, PROTOCOL_VERSION, type MonitorCommand } from "./protocol.ts";
 import { Recorder } from "./recorder.ts";
 import { mcpboxHome } from "../home.ts";
-import { ensureRunDir, infoPath, isPipe, listGateways, socketPath } from "./paths.ts";
+import { answerChallengeCheck, HANDSHAKE_MS, MAX_HANDSHAKE_BYTES, newKey, newNonce } from "./handshake.ts";
+import { ensureRunDir, entryJson, infoPath, listGateways, newPipeName, socketPath, type RunEntry } from "./paths.ts";
 
 export interface GatewayActions {
   restart(server: string): Promise<void>;
@@ -41,14 +44,19 @@ export interface Publication {
 const MAX_SOCKET_PATH = process.platform === "linux" ? 107 : 103;
 /** A monitor that stops reading is dropped once this much output waits for it. */
 const MAX_PENDING_BYTES = 4 << 20;
+/** Connections still in their handshake at once; more are closed at once (a local user could open pipes in a loop). */
+const MAX_HANDSHAKES = 32;
+/** Fresh random pipe names tried when one exists already (128 random bits: only if something is very wrong). */
+const PIPE_ATTEMPTS = 3;
 
 export async function publishGateway(events: GatewayEvents, info: GatewayInfo, actions: GatewayActions, options: PublishOptions = {}): Promise<Publication> {
   const home = options.home ?? mcpboxHome();
   const platform = options.platform ?? process.platform;
   ensureRunDir(home);
   listGateways(home, platform); // removes what dead gateways left
-  const socket = socketPath(info.session, home, platform);
-  const pipe = isPipe(socket);
+  const pipe = platform === "win32";
+  const key = newKey();
+  let socket = pipe ? newPipeName(info.session) : socketPath(info.session, home);
   if (!pipe && Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new McpboxError("environment", `the monitor socket path ${socket} is longer than Unix sockets allow (${MAX_SOCKET_PATH} bytes)`, {
       hint: "set MCPBOX_HOME to a shorter folder",
@@ -58,6 +66,7 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
 
   const recorder = new Recorder();
   const clients = new Set<net.Socket>();
+  let handshakes = 0;
   const write = (client: net.Socket, line: string) => {
     if (client.writableLength > MAX_PENDING_BYTES) return void client.destroy();
     client.write(line);
@@ -72,18 +81,53 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
   const unsubscribe = events.on(publish);
   const poller = statsPoller(recorder, publish, options);
 
-  const server = net.createServer((client) => {
-    client.unref();
-    client.on("error", () => client.destroy());
-    client.on("close", () => {
-      clients.delete(client);
-      if (clients.size === 0) poller.stop();
-    });
+  /** An authenticated monitor: the welcome, hello and snapshot, then live events and its commands. */
+  const admit = (client: net.Socket, welcome: object) => {
+    send(client, welcome);
     send(client, { v: PROTOCOL_VERSION, type: "hello", gateway: info });
     send(client, { v: PROTOCOL_VERSION, type: "snapshot", ...recorder.snapshot() });
     clients.add(client);
     poller.start();
-    client.on("data", lineSplitter((line) => void answer(client, parseCommand(line)), () => client.destroy()));
+    const commands = lineSplitter((line) => void answer(client, parseCommand(line)), () => client.destroy());
+    client.on("data", commands);
+    return commands;
+  };
+
+  const server = net.createServer((client) => {
+    client.unref();
+    client.on("error", () => client.destroy());
+    if (handshakes >= MAX_HANDSHAKES) return void client.destroy();
+    handshakes++;
+    let pending = true;
+    const settle = () => {
+      if (pending) handshakes--;
+      pending = false;
+      clearTimeout(timer);
+    };
+    const timer = setTimeout(() => client.destroy(), HANDSHAKE_MS);
+    timer.unref();
+    client.on("close", () => {
+      settle();
+      clients.delete(client);
+      if (clients.size === 0) poller.stop();
+    });
+    // nothing but a nonce goes out before the peer proves it knows the key: another Windows user may open the pipe
+    const nonce = newNonce();
+    send(client, { v: PROTOCOL_VERSION, type: "challenge", nonce });
+    let buffered = Buffer.alloc(0);
+    const onHandshake = (chunk: Buffer) => {
+      buffered = Buffer.concat([buffered, chunk]);
+      const nl = buffered.indexOf(0x0a);
+      if (nl < 0 ? buffered.length > MAX_HANDSHAKE_BYTES : nl > MAX_HANDSHAKE_BYTES) return void client.destroy();
+      if (nl < 0) return;
+      client.off("data", onHandshake);
+      const welcome = answerChallengeCheck(key, nonce, buffered.subarray(0, nl).toString("utf8"));
+      if (!welcome || client.destroyed) return void client.destroy();
+      settle();
+      const commands = admit(client, welcome);
+      if (nl + 1 < buffered.length) commands(buffered.subarray(nl + 1));
+    };
+    client.on("data", onHandshake);
   });
 
   const answer = async (client: net.Socket, command: MonitorCommand | undefined) => {
@@ -97,16 +141,24 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
     }
   };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socket, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await listen(server, socket);
+      break;
+    } catch (e) {
+      // a pipe of this name exists: someone else's (never joined: their server would get our monitors) or a fluke
+      if (!pipe || (e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
+      if (attempt === PIPE_ATTEMPTS) {
+        throw new McpboxError("environment", `the monitor pipes ${socket} and ${PIPE_ATTEMPTS - 1} other fresh random names exist already: another program creates them`, {
+          hint: "find the program holding \\\\.\\pipe\\mcpbox-* pipes (Sysinternals pipelist or handle) and stop it",
+        });
+      }
+      socket = newPipeName(info.session);
+    }
+  }
   server.unref();
   if (!pipe) fs.chmodSync(socket, 0o600);
-  writeInfo(infoPath(info.session, home), info);
+  writeEntry(infoPath(info.session, home), { info, key, ...(pipe ? { pipe: socket } : {}) });
 
   let closed = false;
   return {
@@ -145,10 +197,20 @@ function removeSocket(socket: string): void {
   fs.unlinkSync(socket);
 }
 
-/** Atomic write, readable only by the user; the temp file is new (never a link someone left). */
-function writeInfo(file: string, info: GatewayInfo): void {
+function listen(server: net.Server, socket: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socket, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+/** Atomic write, readable only by the user (it holds the handshake key); the temp file is new (never a link someone left). */
+function writeEntry(file: string, entry: RunEntry): void {
   const tmp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  fs.writeFileSync(tmp, JSON.stringify(info, null, 2) + "\n", { mode: 0o600, flag: "wx" });
+  fs.writeFileSync(tmp, entryJson(entry), { mode: 0o600, flag: "wx" });
   fs.renameSync(tmp, file);
 }
 

@@ -45,7 +45,7 @@ export function watchGateways(found: PublishedGateway[], options: WatchOptions =
     let snapshot!: () => void;
     const gotSnapshot = new Promise<void>((r) => (snapshot = r));
     try {
-      const conn = await connectGateway(gateway.socket, {
+      const conn = await connectGateway(gateway, {
         onMessage: (m) => {
           store.apply(session, m);
           if (m.type === "snapshot") snapshot();
