@@ -55,9 +55,8 @@ if (upToDate(hash)) {
   await buildAllIfAsked();
   process.exit(0);
 }
-// each chunk's sha256 rides inside the binary: the launcher loads an extracted chunk only if it still has it
-const sha256 = Object.fromEntries(files.map((f) => [f, createHash("sha256").update(fs.readFileSync(path.join(appDir, f))).digest("hex")]));
-fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files, sha256 }));
+// the launcher compares each extracted chunk it loads with the embedded one (no hashes needed)
+fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files }));
 
 const blob = path.join(work, "sea-prep.blob");
 const seaConfig = path.join(work, "sea-config.json");

@@ -1,11 +1,10 @@
 /**
  * The single executable's main script (CommonJS, builtins only). The program itself is an ESM code-split bundle
  * stored as SEA assets; it is extracted once per build hash into $MCPBOX_HOME/cache/bin/<hash>/ and imported from
- * there, because a SEA main script cannot import ESM from memory. Each chunk is checked against the sha256 the build
- * stored in the binary as it is loaded, so a changed file in the cache is never run (verifyChunks).
+ * there, because a SEA main script cannot import ESM from memory. Each chunk is compared, as it is loaded, with its
+ * copy embedded in the binary, so a changed file in the cache is never run (verifyChunks).
  */
 "use strict";
-const crypto = require("node:crypto");
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
@@ -115,8 +114,6 @@ function pruneTemp(tmp) {
   }
 }
 
-const sha256 = (bytes) => crypto.createHash("sha256").update(bytes).digest("hex");
-
 /** Writes again (temp file + rename: a reader sees the old file or the new one) every chunk that is missing. */
 function repair(dir) {
   for (const file of manifest.files) if (!fs.existsSync(path.join(dir, file))) rewrite(dir, file);
@@ -125,7 +122,8 @@ function repair(dir) {
 function rewrite(dir, file) {
   const target = path.join(dir, file);
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-  const tmp = path.join(path.dirname(target), `.${path.basename(file)}.${crypto.randomBytes(6).toString("hex")}.tmp`);
+  // node:crypto only here: loading it costs every start about 8 ms (issue 15)
+  const tmp = path.join(path.dirname(target), `.${path.basename(file)}.${require("node:crypto").randomBytes(6).toString("hex")}.tmp`);
   try {
     fs.writeFileSync(tmp, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), { flag: "wx", mode: 0o600 });
     fs.renameSync(tmp, target);
@@ -136,12 +134,13 @@ function rewrite(dir, file) {
 }
 
 /**
- * Every chunk is checked, as it is loaded, against the sha256 the build stored in the binary: the bytes checked are
- * the bytes compiled. A changed chunk is never run: its embedded original is compiled instead and written back for
- * the next start. Only the chunks a command loads are hashed (about 10 ms for all of them).
+ * Every chunk is compared, as it is loaded, with its original embedded in the binary (a memcmp; hashing it needed
+ * node:crypto, whose loading alone cost more than the whole comparison): the bytes checked are the bytes compiled.
+ * A changed chunk is never run: its embedded original is compiled instead and written back for the next start.
  */
 function verifyChunks(dir) {
   const mod = require("node:module");
+  const files = new Set(manifest.files);
   const base = pathToFileURL(fs.realpathSync(dir)).href + "/"; // the URLs Node resolves to
   mod.registerHooks({
     // chunks import each other by relative paths: resolved here without Node's realpath, so a chunk replaced by a
@@ -156,15 +155,16 @@ function verifyChunks(dir) {
       const result = nextLoad(url, context);
       if (!url.startsWith(base)) return result;
       const file = decodeURIComponent(url.slice(base.length).split(/[?#]/)[0]);
-      const want = manifest.sha256[file];
-      if (want === undefined) throw new Error(`${url} is not part of this build of mcpbox`);
-      if (sha256(result.source) === want) return result;
+      if (!files.has(file)) throw new Error(`${url} is not part of this build of mcpbox`);
+      const embedded = Buffer.from(sea.getRawAsset(`mcpbox/app/${file}`));
+      const loaded = typeof result.source === "string" ? Buffer.from(result.source) : Buffer.from(result.source.buffer, result.source.byteOffset, result.source.byteLength);
+      if (embedded.equals(loaded)) return result;
       try {
         rewrite(dir, file);
       } catch {
         // the embedded chunk runs anyway; the next start tries again
       }
-      return { ...result, source: Buffer.from(sea.getRawAsset(`mcpbox/app/${file}`)) };
+      return { ...result, source: embedded };
     },
   });
   return base;

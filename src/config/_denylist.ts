@@ -121,16 +121,26 @@ export function denyReason(source: string, env: DenyEnv): Danger | undefined {
   }
   if (path.parse(p).root === p) return { kind: "sensitive", what: p === "/" ? "the root filesystem" : `the whole drive ${path.resolve(source)}` };
   if (p === fold(env.home) || p === fold(env.realpath(env.home))) return { kind: "sensitive", what: "your home folder" };
-  const entries = deniedPaths(env);
+  const entries = foldedDenied(env, ci, fold);
   // sockets first: the more serious refusal names the more serious opt-in
   for (const kind of ["docker-socket", "sensitive"] as const) {
     for (const e of entries.filter((x) => x.kind === kind)) {
-      const d = fold(e.path);
+      const d = e.folded;
       if (p === d || isInside(p, d, path)) return { kind, what: e.what };
       if (isInside(d, p, path)) return { kind, what: `a folder that contains ${e.what.split(",")[0]}${kind === "docker-socket" ? " (a container engine socket)" : ""}` };
     }
   }
   return undefined;
+}
+
+// one config check asks for every mount with the same env: the list (and its realpaths) is made once per env and case rule
+const deniedOf = new WeakMap<DenyEnv, Map<boolean, (Entry & { folded: string })[]>>();
+function foldedDenied(env: DenyEnv, ci: boolean, fold: (p: string) => string): (Entry & { folded: string })[] {
+  const byCase = deniedOf.get(env) ?? new Map<boolean, (Entry & { folded: string })[]>();
+  deniedOf.set(env, byCase);
+  let list = byCase.get(ci);
+  if (!list) byCase.set(ci, (list = deniedPaths(env).map((e) => ({ ...e, folded: fold(e.path) }))));
+  return list;
 }
 
 /**

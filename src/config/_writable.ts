@@ -65,13 +65,23 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
   });
 }
 
+// one config check asks for every writable mount with the same env and modules: the list is made once for them
+const guardedOf = new WeakMap<WritableEnv, { modules: readonly string[]; byCase: Map<boolean, (Guarded & { q: string })[]> }>();
+function foldedGuarded(configModules: readonly string[], env: WritableEnv, ci: boolean, fold: (p: string) => string): (Guarded & { q: string })[] {
+  let cached = guardedOf.get(env);
+  if (cached?.modules !== configModules) guardedOf.set(env, (cached = { modules: configModules, byCase: new Map() }));
+  let list = cached.byCase.get(ci);
+  if (!list) cached.byCase.set(ci, (list = guardedPaths(configModules, env).map((g) => ({ ...g, q: fold(g.path) }))));
+  return list;
+}
+
 /** Why a writable mount of `source` (absolute, symlinks resolved) would let the container change code the host runs. */
 export function writableDanger(source: string, configModules: readonly string[], env: WritableEnv): string | undefined {
   const path = pathsOf(env.platform);
   const ci = env.caseInsensitive(source);
   const fold = (p: string) => (ci ? path.resolve(p).toLowerCase() : path.resolve(p));
   const p = fold(source);
-  const guarded = guardedPaths(configModules, env).map((g) => ({ ...g, q: fold(g.path) }));
+  const guarded = foldedGuarded(configModules, env, ci, fold);
   // the most precise reason first: the path itself, then what it holds, then what it is inside
   const same = guarded.find((g) => g.q === p);
   if (same) return `is ${same.what}`;

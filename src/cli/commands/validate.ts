@@ -6,6 +6,11 @@ import { discoverEngine, hostDiscoveryEnv, type Discovery } from "../../docker/d
 import { fileSharingProblem, sharedFolders } from "../../docker/file-sharing.ts";
 import { errorsOf, formatProblem, warningsOf, dotted } from "../../config/problems.ts";
 import { err, out, paint, printJson } from "../output.ts";
+import { config as zodConfig } from "zod";
+
+// one parse per process: zod's compiled fast path (a new Function per object schema) costs more to make than it
+// saves, 25 -> 15 ms for 20 servers (issue 15); serve keeps it, for the SDK's per-message parsing
+zodConfig({ jitless: true });
 
 export async function run(ctx: Context): Promise<number> {
   const { file, raw } = await loadConfigFile({ configPath: ctx.configPath, cwd: ctx.cwd });
