@@ -24,7 +24,7 @@ afterEach(async () => {
 });
 
 /** Collects messages until `until` is true. */
-async function collect(socket: string, until: (ms: GatewayMessage[]) => boolean) {
+async function collect(socket: Parameters<typeof connectGateway>[0], until: (ms: GatewayMessage[]) => boolean) {
   const messages: GatewayMessage[] = [];
   let done!: () => void;
   const finished = new Promise<void>((r) => (done = r));
@@ -180,6 +180,34 @@ describe("the monitor handshake on the socket", () => {
     await new Promise((r) => server.close(r));
     expect(seen).toEqual([]);
     await expect(connectGateway({ socket: sock }, { onMessage, onClose: () => {} })).rejects.toThrow(/published no monitor key: it is an older mcpbox/);
+  });
+});
+
+describe("publishGateway on win32", () => {
+  it("never joins a pipe name that exists (a squatter's): it takes a fresh name, and gives up with a clear error after three", async () => {
+    // Unix sockets stand in for the pipes: a listen on a taken one fails with EADDRINUSE, as libuv's first pipe instance does
+    const names = Array.from({ length: 4 }, (_, i) => path.join(home, `p${i}.sock`));
+    const squatted = await Promise.all(names.slice(0, 3).map((n) => new Promise<net.Server>((r) => { const s = net.createServer(); s.listen(n, () => r(s)); })));
+    let connections = 0;
+    squatted.forEach((s) => s.on("connection", () => connections++));
+    try {
+      const taken = [...names];
+      const err = await publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home, platform: "win32", pipeNames: () => taken.shift()! }).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).toBe(`the monitor pipes ${names[2]} and 2 other fresh random names exist already: another program creates them`);
+      expect(fs.existsSync(path.join(home, "run", "s1.json"))).toBe(false);
+      const fresh = names.slice(2);
+      pub = await publishGateway(new GatewayEvents(), info, { restart: async () => {} }, { home, platform: "win32", pipeNames: () => fresh.shift()! });
+      expect(pub.socket).toBe(names[3]);
+      const entry = JSON.parse(fs.readFileSync(path.join(home, "run", "s1.json"), "utf8"));
+      expect(entry.monitor).toEqual({ key: expect.stringMatching(/^[\w-]{43}$/), pipe: names[3] });
+      const { conn, finished } = await collect({ socket: pub.socket, key: entry.monitor.key }, (ms) => ms.some((m) => m.type === "snapshot"));
+      await finished;
+      conn.close();
+      expect(connections).toBe(0);
+    } finally {
+      await Promise.all(squatted.map((s) => new Promise((r) => s.close(r))));
+    }
   });
 });
 

@@ -31,6 +31,8 @@ export interface PublishOptions {
   statsIntervalMs?: number;
   /** default: process.platform (win32 publishes on a named pipe, src/monitor/paths.ts) */
   platform?: NodeJS.Platform;
+  /** win32: where to listen, one fresh name per attempt (default: newPipeName; tests give names of their own) */
+  pipeNames?: (session: string) => string;
 }
 
 export interface Publication {
@@ -56,7 +58,8 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
   listGateways(home, platform); // removes what dead gateways left
   const pipe = platform === "win32";
   const key = newKey();
-  let socket = pipe ? newPipeName(info.session) : socketPath(info.session, home);
+  const nextPipe = options.pipeNames ?? newPipeName;
+  let socket = pipe ? nextPipe(info.session) : socketPath(info.session, home);
   if (!pipe && Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
     throw new McpboxError("environment", `the monitor socket path ${socket} is longer than Unix sockets allow (${MAX_SOCKET_PATH} bytes)`, {
       hint: "set MCPBOX_HOME to a shorter folder",
@@ -141,20 +144,11 @@ export async function publishGateway(events: GatewayEvents, info: GatewayInfo, a
     }
   };
 
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await listen(server, socket);
-      break;
-    } catch (e) {
-      // a pipe of this name exists: someone else's (never joined: their server would get our monitors) or a fluke
-      if (!pipe || (e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
-      if (attempt === PIPE_ATTEMPTS) {
-        throw new McpboxError("environment", `the monitor pipes ${socket} and ${PIPE_ATTEMPTS - 1} other fresh random names exist already: another program creates them`, {
-          hint: "find the program holding \\\\.\\pipe\\mcpbox-* pipes (Sysinternals pipelist or handle) and stop it",
-        });
-      }
-      socket = newPipeName(info.session);
-    }
+  try {
+    socket = await listenFresh(server, socket, pipe ? () => nextPipe(info.session) : undefined);
+  } catch (e) {
+    unsubscribe();
+    throw e;
   }
   server.unref();
   if (!pipe) fs.chmodSync(socket, 0o600);
@@ -195,6 +189,27 @@ function removeSocket(socket: string): void {
     throw new McpboxError("environment", `${socket} exists and is not a socket`, { hint: "remove it; mcpbox keeps only its own sockets in $MCPBOX_HOME/run" });
   }
   fs.unlinkSync(socket);
+}
+
+/**
+ * Listens on `socket`; for a pipe (`fresh` given) a name that exists is never joined (a squatter's server would get
+ * our monitors): a fresh one is tried, three in all.
+ */
+async function listenFresh(server: net.Server, socket: string, fresh: (() => string) | undefined): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await listen(server, socket);
+      return socket;
+    } catch (e) {
+      if (!fresh || (e as NodeJS.ErrnoException).code !== "EADDRINUSE") throw e;
+      if (attempt === PIPE_ATTEMPTS) {
+        throw new McpboxError("environment", `the monitor pipes ${socket} and ${PIPE_ATTEMPTS - 1} other fresh random names exist already: another program creates them`, {
+          hint: "find the program holding \\\\.\\pipe\\mcpbox-* pipes (Sysinternals pipelist or handle) and stop it",
+        });
+      }
+      socket = fresh();
+    }
+  }
 }
 
 function listen(server: net.Server, socket: string): Promise<void> {
