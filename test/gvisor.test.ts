@@ -159,6 +159,35 @@ describe("the code runner's adversarial cases under gVisor", () => {
     expect((await run("quick", "bash", "echo still here")).stdout).toBe("still here\n");
   });
 
+  it("runs a bash pipeline to its end: output, exit code and trailer (the sandbox's own threads are not the run's pids)", async () => {
+    // limits.pids 64: the engine's pids limit once counted runsc's host threads (about 45 idle, 8 per process), a
+    // pipeline ran the sandbox out of them and gVisor died (exit 2, output lost)
+    for (let i = 0; i < 3; i++) {
+      const r = await run("code", "bash", "seq 1 5 | cat | cat | cat | head -n 3; echo a | head; echo done");
+      expect(r, JSON.stringify(r)).toMatchObject({ stdout: "1\n2\n3\na\ndone\n", exitCode: 0, timedOut: false });
+    }
+  });
+
+  it("still bounds a run's processes at limits.pids: a spawn fails with EAGAIN, the run ends normally", async () => {
+    const code = [
+      "import os",
+      "n = 0",
+      "try:",
+      "    for _ in range(200):",
+      "        os.posix_spawn('/bin/sleep', ['sleep', '20'], os.environ)",
+      "        n += 1",
+      "except OSError as e:",
+      "    print('stopped', e.errno == 11)",
+      "print('forked', n)",
+    ].join("\n");
+    const r = await run("code", "python", code);
+    expect(r.stdout, JSON.stringify(r)).toContain("stopped True");
+    const forked = Number(/forked (\d+)/.exec(r.stdout)?.[1]);
+    expect(forked).toBeGreaterThan(40);
+    expect(forked).toBeLessThan(64); // limits.pids: 64, the launcher and the run among them
+    expect(r.timedOut).toBe(false);
+  });
+
   it("has no network: only loopback, and a listener on the host's bridge address is out of reach", async () => {
     // a listener the test owns, on every host address: the docker bridge's gateway is one of them
     hostServer = net.createServer((s) => s.end("reached\n")).listen(0, "0.0.0.0");

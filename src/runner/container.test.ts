@@ -41,4 +41,14 @@ describe("runContainerOptions runtime", () => {
     expect(runContainerOptions(runner(), ctx, "python").HostConfig?.Init).toBe(true);
     expect(runContainerOptions(runner(), ctx, "python").HostConfig).not.toHaveProperty("Runtime");
   });
+
+  it("bounds a gVisor run's processes with gVisor's own nproc, the engine's pids limit above the sandbox's threads", () => {
+    const g = runContainerOptions(runner({ runtime: "gvisor", limits: { pids: 64 } }), ctx, "bash").HostConfig!;
+    expect(g.Ulimits).toContainEqual({ Name: "nproc", Soft: 64, Hard: 64 });
+    expect(g.Ulimits).toContainEqual({ Name: "nofile", Soft: 8192, Hard: 8192 });
+    expect(g.PidsLimit).toBeGreaterThan(45 + 8 * 64); // an idle sandbox's host threads plus ~8 per process (measured)
+    const r = runContainerOptions(runner({ limits: { pids: 64 } }), ctx, "bash").HostConfig!;
+    expect(r.PidsLimit).toBe(64); // runc: the pids cgroup counts the run's own processes
+    expect(r.Ulimits).toContainEqual({ Name: "nproc", Soft: 8192, Hard: 8192 });
+  });
 });
