@@ -11,7 +11,7 @@ import { resolveConfig } from "../../src/config/resolve.ts";
 import { UserConfigSchema } from "../../src/config/schema.ts";
 import { startServerContainer } from "../../src/docker/container.ts";
 import { LABEL } from "../../src/policy/labels.ts";
-import { containerOptions } from "../../src/policy/run.ts";
+import { containerOptions, dockerRunArgs } from "../../src/policy/run.ts";
 import { BINARY, NODE } from "./_lib.mjs";
 
 /** The session label of every baseline container this process starts, so cleanup removes exactly those. */
@@ -66,6 +66,17 @@ export async function openDirect(docker, image, name) {
     throw e;
   }
   return { client, close: async () => (await client.close().catch(() => {}), await container.stop(1000)) };
+}
+
+/** `docker run -i` of `image` with the argv `mcpbox config --mode direct` gives clients (what users paste today), labelled for cleanup. */
+export async function openDockerRun(image, name = "dockerrun") {
+  const parsed = UserConfigSchema.parse({ servers: { [name]: { image } } });
+  const config = resolveConfig(parsed, path.join(os.tmpdir(), "mcpbox-bench-gw.json"));
+  const [run, ...rest] = dockerRunArgs(config.servers[0], { image, configHash: config.hash });
+  const transport = new StdioClientTransport({ command: "docker", args: [run, "--label", `${LABEL.session}=${SESSION}`, ...rest], stderr: "ignore" });
+  const client = new Client({ name: "bench", version: "1" });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
 }
 
 /** The byte relay (_byte-relay.mjs) in front of a container of `image`, and an SDK Client spawning it. */

@@ -1,0 +1,218 @@
+/**
+ * Issue 15's table, each goal next to the baseline it names, measured in the same run (`npm run bench -- costs`):
+ * echo p50/p95 through `mcpbox serve` vs `docker run -i` of the same image (the argv `config --mode direct` writes) and
+ * vs a byte-copying process; calls/s with 16 in flight vs direct dockerode; the gateway's RSS with 10 servers and its
+ * growth over BENCH_CALLS (default 100000) calls; `validate` of 20 servers vs `--version`; spawn serve (5 servers) →
+ * tools/list once a catalog was cached by an earlier run, vs `--version`; spawn serve (5 servers) → a call answered on
+ * every server, nothing cached, vs 5 direct starts in parallel → a call answered on each.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { engine } from "../../src/docker/engine.ts";
+import { ensureTestImage } from "../../test/helpers/images.ts";
+import { writeConfig } from "./binary.mjs";
+import { percentile, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
+import {
+  cleanup,
+  gatewayGone,
+  gatewayProject,
+  openDirect,
+  openDockerRun,
+  openGateway,
+  openRelay,
+  rssMb,
+  throughput,
+  timedEcho,
+} from "./_gateway-lib.mjs";
+
+const stats = (v) => ({ median: percentile(v, 50), p95: percentile(v, 95), samples: v });
+const B = {
+  run50: "echo p50, docker run -i of the image (baseline)",
+  run95: "echo p95, docker run -i of the image (baseline)",
+  relay: "echo p50, byte-copying process (baseline)",
+  rate: "calls/s, 16 in flight, direct dockerode (baseline)",
+  version: "mcpbox --version (baseline)",
+  version2: "mcpbox --version, timed in the start rounds (baseline)",
+  start: "5 direct starts in parallel → a call answered on each (baseline)",
+};
+
+export default async function run({ runs = 300 } = {}) {
+  const bin = requireBinary();
+  const docker = engine();
+  const image = await ensureTestImage("mcpbox-test/everything:latest", docker);
+  const pids = new Set();
+  const dirs = [];
+  const project = (n) => (dirs.push(gatewayProject(image, n)), dirs.at(-1));
+  try {
+    return [
+      ...(await callRows(docker, image, project(1), pids, runs)),
+      ...(await memoryRows(project(10), pids, Number(process.env.BENCH_CALLS ?? 100_000))),
+      ...validateRows(bin, dirs),
+      ...(await startRows(docker, image, bin, project(5), pids)),
+    ];
+  } finally {
+    await cleanup(docker, pids);
+    for (const p of dirs) fs.rmSync(p.dir, { recursive: true, force: true });
+  }
+}
+
+/** Echo latency, call by call in rotation, and calls/s, block by block: serve, docker run -i, the byte copier, dockerode. */
+async function callRows(docker, image, proj, pids, runs) {
+  const gw = await openGateway(proj, pids);
+  const opened = [gw];
+  try {
+    const dockerRun = await openDockerRun(image);
+    opened.push(dockerRun);
+    const relay = await openRelay(image);
+    opened.push(relay);
+    const direct = await openDirect(docker, image, "echo");
+    opened.push(direct);
+    const paths = [
+      { name: "gw", client: gw.client, tool: "s0__echo" },
+      { name: "run", client: dockerRun.client, tool: "echo" },
+      { name: "relay", client: relay.client, tool: "echo" },
+      { name: "direct", client: direct.client, tool: "echo" },
+    ];
+    const samples = Object.fromEntries(paths.map((p) => [p.name, []]));
+    for (let i = 0; i < 30 + runs; i++) {
+      for (const p of [...paths.slice(i % 4), ...paths.slice(0, i % 4)]) {
+        const ms = await timedEcho(p.client, p.tool, i);
+        if (i >= 30) samples[p.name].push(ms);
+      }
+    }
+    const rate = Object.fromEntries(paths.map((p) => [p.name, []]));
+    for (let block = 0; block < 4; block++) {
+      for (const p of block % 2 ? paths : [...paths].reverse()) rate[p.name].push(await throughput(p.client, p.tool, 500, 16));
+    }
+    const s = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
+    const mean = (v) => v.reduce((a, b) => a + b, 0) / v.length;
+    const p95 = (measure, t, extra = {}) => ({ measure, value: t.p95, unit: "ms", ...extra });
+    return [
+      timedRow(B.run50, s.run),
+      timedRow("echo p50 through mcpbox serve", s.gw, { baseline: B.run50, goal: { ratioAtMost: 1.15 } }),
+      p95(B.run95, s.run),
+      p95("echo p95 through mcpbox serve", s.gw, { baseline: B.run95, goal: { ratioAtMost: 1.15 } }),
+      timedRow(B.relay, s.relay),
+      timedRow("echo p50 through mcpbox serve (against the byte copier)", s.gw, { baseline: B.relay, goal: { ratioAtMost: 1.1 } }),
+      timedRow("echo p50, direct dockerode (for reference)", s.direct),
+      { measure: B.rate, value: mean(rate.direct), unit: "calls/s" },
+      { measure: "calls/s, 16 in flight, through mcpbox serve", value: mean(rate.gw), unit: "calls/s", baseline: B.rate, goal: { ratioAtLeast: 0.9 } },
+      { measure: "calls/s, 16 in flight, byte-copying process (for reference)", value: mean(rate.relay), unit: "calls/s", baseline: B.rate },
+      { measure: "calls/s, 16 in flight, docker run -i (for reference)", value: mean(rate.run), unit: "calls/s", baseline: B.rate },
+    ];
+  } finally {
+    for (const o of opened) await o.close().catch(() => {});
+    await gatewayGone(docker, gw.pid);
+  }
+}
+
+/** RSS of serve with ten servers after tools/list and a call to each, then its growth over `calls` more calls. */
+async function memoryRows(proj, pids, calls) {
+  const gw = await openGateway(proj, pids);
+  try {
+    const { tools } = await gw.client.listTools();
+    const echoes = tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name);
+    if (echoes.length !== 10) throw new Error(`tools/list had ${echoes.length} echo tools, not 10:\n${gw.stderr()}`);
+    for (let i = 0; i < 3; i++) for (const tool of echoes) await timedEcho(gw.client, tool, i);
+    const first = rssMb(gw.pid);
+    // 16 in flight, spread over the ten servers
+    let next = 0;
+    const worker = async () => {
+      while (next < calls) {
+        const i = next++;
+        await timedEcho(gw.client, echoes[i % echoes.length], i);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    const after = rssMb(gw.pid);
+    return [
+      { measure: "gateway RSS, 10 servers, after tools/list and 30 calls", value: first, unit: "MB", goal: { atMost: 80 } },
+      { measure: `gateway RSS growth over ${calls} more calls (16 in flight)`, value: after - first, unit: "MB", goal: { atMost: 5 } },
+    ];
+  } finally {
+    await gw.close().catch(() => {});
+  }
+}
+
+/** `validate` of a 20-server config next to `--version`, interleaved. */
+function validateRows(bin, dirs) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-bench-costs-"));
+  dirs.push({ dir });
+  writeConfig(dir, 20);
+  const env = { ...process.env, MCPBOX_HOME: path.join(dir, ".mcpbox"), NO_COLOR: "1" };
+  const t = timeCommands({ version: [bin, "--version"], validate: [bin, "validate"] }, { runs: 20, cwd: dir, env });
+  return [
+    timedRow(B.version, t.version),
+    timedRow("mcpbox validate (20 servers)", t.validate, { baseline: B.version, goal: { ratioAtMost: 2 } }),
+  ];
+}
+
+/**
+ * Round by round: 5 direct starts → a call on each; spawn serve → tools/list → a call on each server (nothing cached:
+ * a fresh MCPBOX_HOME); spawn serve again on the home the previous run left → tools/list (a cached catalog, when
+ * there is one); and --version, timed in the same round.
+ */
+async function startRows(docker, image, bin, proj, pids, rounds = 3) {
+  const samples = { direct: [], cold: [], cached: [], version: [] };
+  for (let round = 0; round < rounds + 1; round++) {
+    const direct = await directStartsWithCall(docker, image, 5);
+    fs.rmSync(proj.home, { recursive: true, force: true });
+    const cold = await serveToCalls(docker, proj, pids, 5);
+    const cached = await serveToList(docker, proj, pids, 5);
+    const version = timeCommands({ v: [bin, "--version"] }, { runs: 5, warmup: 1, env: { ...process.env, MCPBOX_HOME: proj.home } }).v.median;
+    if (round >= 1) samples.direct.push(direct), samples.cold.push(cold), samples.cached.push(cached), samples.version.push(version);
+  }
+  return [
+    timedRow(B.version2, stats(samples.version)),
+    timedRow("spawn mcpbox serve (5 servers) → tools/list, catalog from an earlier run", stats(samples.cached), { baseline: B.version2, goal: { ratioAtMost: 3 } }),
+    timedRow(B.start, stats(samples.direct)),
+    timedRow("spawn mcpbox serve (5 servers) → a call answered on each, nothing cached", stats(samples.cold), { baseline: B.start, goal: { ratioAtMost: 1.2 } }),
+  ];
+}
+
+async function directStartsWithCall(docker, image, n) {
+  const t0 = performance.now();
+  const opened = await Promise.allSettled(
+    Array.from({ length: n }, async (_, i) => {
+      const d = await openDirect(docker, image, `start${i}`);
+      await timedEcho(d.client, "echo", i);
+      return d;
+    }),
+  );
+  const ms = performance.now() - t0;
+  await Promise.all(opened.map((o) => (o.status === "fulfilled" ? o.value.close() : undefined)));
+  const failed = opened.find((o) => o.status === "rejected");
+  if (failed) throw failed.reason;
+  return ms;
+}
+
+async function serveToCalls(docker, proj, pids, n) {
+  const t0 = performance.now();
+  const gw = await openGateway(proj, pids);
+  try {
+    const { tools } = await gw.client.listTools();
+    const echoes = tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name);
+    if (echoes.length !== n) throw new Error(`tools/list had ${echoes.length} echo tools, not ${n}:\n${gw.stderr()}`);
+    await Promise.all(echoes.map((tool, i) => timedEcho(gw.client, tool, i)));
+    return performance.now() - t0;
+  } finally {
+    await gw.close().catch(() => {});
+    await gatewayGone(docker, gw.pid);
+  }
+}
+
+async function serveToList(docker, proj, pids, n) {
+  const t0 = performance.now();
+  const gw = await openGateway(proj, pids);
+  try {
+    const { tools } = await gw.client.listTools();
+    const ms = performance.now() - t0;
+    const echoes = tools.filter((t) => t.name.endsWith("__echo"));
+    if (echoes.length !== n) throw new Error(`tools/list had ${echoes.length} echo tools, not ${n}:\n${gw.stderr()}`);
+    return ms;
+  } finally {
+    await gw.close().catch(() => {});
+    await gatewayGone(docker, gw.pid);
+  }
+}
