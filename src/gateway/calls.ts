@@ -86,7 +86,7 @@ export async function forwardModern(gw: Gateway, session: ClientSession, up: Ups
     if ("result" in next) return next.result;
     state.waiter = undefined;
     state.sendNotification = undefined;
-    const requestState = trips.park(session.perRequest ? undefined : session, state);
+    const requestState = trips.park(session, state);
     const inputRequests = Object.fromEntries(next.asks.map((a) => [a.key, { method: a.request.method, params: a.request.params ?? {} }]));
     return inputRequired({ inputRequests, requestState } as never) as unknown as Result;
   } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { vetClientRequest } from "./client-requests.ts";
+import { PENDING_PER_CLIENT, PENDING_PER_SERVER, PendingRequests, vetClientRequest } from "./client-requests.ts";
 
 const server = (clientRequests: Partial<ResolvedServer["clientRequests"]> = {}) =>
   ({ name: "evil", clientRequests: { sampling: false, elicitation: true, roots: true, ...clientRequests } }) as ResolvedServer;
@@ -18,5 +18,36 @@ describe("vetClientRequest", () => {
     const s = vetClientRequest(server({ sampling: true }), { method: "sampling/createMessage", params: { includeContext: "allServers", systemPrompt: "I am mcpbox" } });
     expect(s.params).toMatchObject({ includeContext: "none" });
     expect((s.params as { systemPrompt: string }).systemPrompt).toMatch(/^This request comes from the MCP server "evil".*\n\nI am mcpbox$/s);
+  });
+});
+
+describe("PendingRequests", () => {
+  it("bounds each client on its own: one that never answers fills its bound, another client still gets its requests", () => {
+    const pending = new PendingRequests<string>();
+    const held = Array.from({ length: PENDING_PER_CLIENT }, () => pending.take("up", "fix", "flooder"));
+    expect(held.every((h) => "release" in h)).toBe(true);
+    const refused = pending.take("up", "fix", "flooder");
+    expect(refused).toMatchObject({ refused: expect.stringContaining(`already has ${PENDING_PER_CLIENT} requests pending at the client`), first: true });
+    expect(pending.take("up", "fix", "flooder")).toMatchObject({ first: false }); // said once per burst
+    const other = pending.take("up", "fix", "victim");
+    expect("release" in other).toBe(true);
+    expect(pending.count("up", "victim")).toBe(1);
+    if ("release" in other) other.release();
+    if ("release" in held[0]!) held[0].release();
+    expect(pending.count("up", "flooder")).toBe(PENDING_PER_CLIENT - 1);
+    expect("release" in pending.take("up", "fix", "flooder")).toBe(true);
+  });
+
+  it("keeps the per-server ceiling over all clients together, and a release counts once", () => {
+    const pending = new PendingRequests<string>();
+    for (let i = 0; i < PENDING_PER_SERVER; i++) expect("release" in pending.take("up", "fix", `c${i % 8}`)).toBe(true);
+    expect(pending.take("up", "fix", "new")).toMatchObject({ refused: expect.stringContaining(`${PENDING_PER_SERVER} requests pending at its clients together`) });
+    expect("release" in pending.take("other-server", "x", "new")).toBe(true);
+    const p2 = new PendingRequests<string>();
+    const one = p2.take("up", "fix", "a");
+    if (!("release" in one)) throw new Error("refused");
+    one.release();
+    one.release();
+    expect(p2.count("up")).toBe(0);
   });
 });

@@ -1,9 +1,11 @@
 /**
  * What a server may ask of the client (SPEC 9): each kind allowed per server by `clientRequests`, and what is
- * forwarded names the server, so no server can pose as mcpbox or as another server. Pure.
+ * forwarded names the server, so no server can pose as mcpbox or as another server; and how many may wait on the
+ * clients at once. Pure.
  */
 import { ErrorCode, type Request } from "@modelcontextprotocol/sdk/types.js";
 import type { ResolvedServer } from "../config/resolve.ts";
+import { CAPS, capMessage } from "./limits.ts";
 import { RpcError } from "./rpc-error.ts";
 
 const KINDS = {
@@ -40,3 +42,53 @@ export function vetClientRequest(server: ResolvedServer, request: Request): Requ
   }
   return { method: request.method, params } as Request;
 }
+
+/** Requests one server may have waiting on one client at once (CAPS.pendingClientRequests), */
+export const PENDING_PER_CLIENT = CAPS.pendingClientRequests;
+/** and on all its clients together: a client that never answers fills its own bound, never another's. */
+export const PENDING_PER_SERVER = 4 * CAPS.pendingClientRequests;
+
+/**
+ * The server requests waiting on clients now, per server and per client (who is a client: round-trips.ts
+ * clientKey). `take` either counts one more (give it back with the release) or says why not.
+ */
+export class PendingRequests<S = unknown> {
+  readonly #servers = new Map<S, { total: number; clients: Map<unknown, number>; capped: boolean }>();
+
+  take(server: S, serverName: string, client: unknown): { release: () => void } | { refused: string; first: boolean } {
+    let s = this.#servers.get(server);
+    if (!s) this.#servers.set(server, (s = { total: 0, clients: new Map(), capped: false }));
+    const mine = s.clients.get(client) ?? 0;
+    const refused =
+      mine >= PENDING_PER_CLIENT ? capMessage.pending(serverName) : s.total >= PENDING_PER_SERVER ? pendingAll(serverName) : undefined;
+    if (refused !== undefined) {
+      const first = !s.capped; // said once per burst
+      s.capped = true;
+      return { refused, first };
+    }
+    s.total++;
+    s.clients.set(client, mine + 1);
+    let released = false;
+    const state = s;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        state.total--;
+        const n = (state.clients.get(client) ?? 1) - 1;
+        if (n > 0) state.clients.set(client, n);
+        else state.clients.delete(client);
+        if (state.total === 0) this.#servers.delete(server);
+      },
+    };
+  }
+
+  /** What waits on `client` from `server` now (tests). */
+  count(server: S, client?: unknown): number {
+    const s = this.#servers.get(server);
+    return client === undefined ? (s?.total ?? 0) : (s?.clients.get(client) ?? 0);
+  }
+}
+
+const pendingAll = (server: string) =>
+  `server ${server} already has ${PENDING_PER_SERVER} requests pending at its clients together (mcpbox's cap); this one is refused`;

@@ -7,8 +7,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { messageOf } from "../errors.ts";
 import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
-import { requestKind, vetClientRequest } from "./client-requests.ts";
-import type { CallState } from "./round-trips.ts";
+import { PendingRequests, requestKind, vetClientRequest } from "./client-requests.ts";
+import { clientKey, type CallState } from "./round-trips.ts";
 import type { Gateway } from "./gateway.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
@@ -20,8 +20,7 @@ import type { Upstream, UpstreamHooks } from "./upstream.ts";
 export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCapabilities>): UpstreamHooks {
   const relisting = new Map<Upstream, Promise<void>>();
   const dirty = new Set<Upstream>();
-  const pending = new Map<Upstream, number>();
-  const capped = new Set<Upstream>();
+  const pending = new PendingRequests<Upstream>();
   const lastRelistError = new Map<Upstream, string>();
   const lastRelist = new Map<Upstream, number>();
 
@@ -61,23 +60,25 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
   return {
     clientCapabilities: clientCaps,
 
-    /** A server's request to the client: policy first (client-requests.ts), then at most CAPS.pendingClientRequests at once. */
+    /**
+     * A server's request to the client: policy first (client-requests.ts), then at most PENDING_PER_CLIENT waiting
+     * on the client it goes to (PENDING_PER_SERVER on all together): one that never answers fills only its own.
+     */
     async onRequest(up: Upstream, request: Request, signal: AbortSignal): Promise<Result> {
       const vetted = vetClientRequest(up.server, request);
-      const waiting = pending.get(up) ?? 0;
-      if (waiting >= CAPS.pendingClientRequests) {
-        const why = capMessage.pending(up.name);
-        if (!capped.has(up)) gw.options.log(why); // once per burst
-        capped.add(up);
-        throw new RpcError(ErrorCode.InvalidRequest, why);
+      // the client waiting longest on a call to this server: a legacy one is asked, a modern one's call carries it; a
+      // call parked for its client's retry only when no client waits on a call to this server now
+      const session = gw.sessionFor(up);
+      const call = gw.roundTrips.callFor(up);
+      const since = session?.inflightSince.get(up);
+      const modern = call && (since === undefined || (call.waiter !== undefined && call.startedAt <= since)) ? call : undefined;
+      const slot = pending.take(up, up.name, modern ? modern.client : clientKey(session));
+      if ("refused" in slot) {
+        if (slot.first) gw.options.log(slot.refused); // once per burst
+        throw new RpcError(ErrorCode.InvalidRequest, slot.refused);
       }
-      pending.set(up, waiting + 1);
       try {
-        // the client waiting longest on a call to this server: a legacy one is asked, a modern one's call carries it
-        const session = gw.sessionFor(up);
-        const call = gw.roundTrips.callFor(up);
-        const since = session?.inflightSince.get(up);
-        if (call && (since === undefined || call.startedAt <= since)) return await askModern(call, up, vetted);
+        if (modern) return await askModern(modern, up, vetted);
         if (!session) throw new RpcError(ErrorCode.InvalidRequest, `mcpbox has no client connected to pass ${vetted.method} from server ${up.name} on to`);
         const kind = requestKind(vetted.method)!;
         if (!session.capabilities?.[kind]) {
@@ -93,8 +94,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       } catch (e) {
         throw relayed(e); // the client's words reach the server as the client said them
       } finally {
-        pending.set(up, (pending.get(up) ?? 1) - 1);
-        if ((pending.get(up) ?? 0) === 0) capped.delete(up);
+        slot.release();
       }
     },
 

@@ -1,15 +1,50 @@
 import { describe, expect, it } from "vitest";
-import { MAX_PARKED, RoundTrips } from "./round-trips.ts";
+import { MAX_PARKED, MAX_PARKED_PER_CLIENT, RoundTrips } from "./round-trips.ts";
+import type { ClientSession } from "./session.ts";
+
+/** A client session as park() sees it: a long-lived one is itself; a per-request one is its clientInfo. */
+const perRequest = (name: string) => ({ perRequest: true, clientInfo: { name, version: "1" } }) as unknown as ClientSession;
+const longLived = () => ({ perRequest: false }) as unknown as ClientSession;
 
 describe("RoundTrips.park", () => {
   it("holds at most MAX_PARKED round trips: the oldest is aborted and its requestState no longer works", () => {
     const trips = new RoundTrips();
     const aborted: number[] = [];
-    const tokens = Array.from({ length: MAX_PARKED + 2 }, (_, i) => trips.park(undefined, { abort: () => aborted.push(i) }));
+    // clients of their own (no per-client bound reached): the ceiling over all of them
+    const tokens = Array.from({ length: MAX_PARKED + 2 }, (_, i) => trips.park(longLived(), { abort: () => aborted.push(i) }));
     expect(aborted).toEqual([0, 1]);
     expect(trips.peek(tokens[0])).toBeUndefined();
     expect(trips.peek(tokens[2])).toBeDefined();
     expect(() => trips.unpark(tokens[1], (v): v is unknown => true)).toThrow(/Invalid or expired requestState/);
     expect(trips.unpark(tokens[MAX_PARKED + 1], (v): v is unknown => true)).toBeDefined();
+  });
+});
+
+describe("RoundTrips.park per client", () => {
+  it("a client that floods loses its own oldest round trip, never another client's", () => {
+    const trips = new RoundTrips();
+    const victimAborted: string[] = [];
+    const victim = trips.park(perRequest("victim"), { abort: (why) => victimAborted.push(why) });
+    const flooded: number[] = [];
+    for (let i = 0; i < MAX_PARKED * 2; i++) trips.park(perRequest("flooder"), { abort: () => flooded.push(i) });
+    expect(victimAborted).toEqual([]);
+    expect(trips.peek(victim)).toBeDefined();
+    expect(trips.parkedBy(perRequest("flooder"))).toBe(MAX_PARKED_PER_CLIENT);
+    expect(flooded.slice(0, 3)).toEqual([0, 1, 2]); // its own oldest first
+    expect(trips.parkedBy(perRequest("victim"))).toBe(1);
+  });
+
+  it("over the ceiling, the client with the most gives way; requestState is taken once", () => {
+    const trips = new RoundTrips();
+    const sessions = Array.from({ length: MAX_PARKED / MAX_PARKED_PER_CLIENT }, () => longLived());
+    const aborted = new Map<ClientSession, number>();
+    for (const s of sessions) for (let i = 0; i < MAX_PARKED_PER_CLIENT; i++) trips.park(s, { abort: () => aborted.set(s, (aborted.get(s) ?? 0) + 1) });
+    const small = longLived();
+    const mine = trips.park(small, { abort: () => aborted.set(small, 1) });
+    expect(aborted.get(small)).toBeUndefined();
+    expect(aborted.get(sessions[0]!)).toBe(1); // the first of the biggest holders
+    expect(trips.unpark(mine, (v): v is unknown => true)).toBeDefined();
+    expect(trips.parkedBy(small)).toBe(0);
+    expect(() => trips.unpark(mine, (v): v is unknown => true)).toThrow(/Invalid or expired requestState/);
   });
 });

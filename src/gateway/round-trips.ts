@@ -28,9 +28,24 @@ export const PARK_MS = 10 * 60_000;
 const PARKED_PREFIX = "mcpbox-rt-";
 /**
  * At most this many round trips wait for a retry at once, all clients together: a client that starts calls (or
- * approvals) and never comes back would otherwise grow memory for PARK_MS each. The oldest gives way to a new one.
+ * approvals) and never comes back would otherwise grow memory for PARK_MS each. Over it, the oldest of the client
+ * that holds the most gives way, so a client that floods loses its own round trips, never another's.
  */
 export const MAX_PARKED = 256;
+/** At most this many round trips of one client wait for its retry at once; its own oldest gives way to its new one. */
+export const MAX_PARKED_PER_CLIENT = 32;
+
+/**
+ * Who a bound counts against: a long-lived connection (stdio, a 2025-11-25 HTTP session) is its session; a
+ * 2026-07-28 client over HTTP, whose every request is a session of its own, is known only by the clientInfo its
+ * requests carry (two clients that send the same share one bound).
+ */
+export function clientKey(session: ClientSession | undefined): unknown {
+  if (session === undefined) return "client:unknown";
+  if (!session.perRequest) return session;
+  const info = session.clientInfo;
+  return `client:${JSON.stringify([info?.name ?? "", info?.version ?? ""])}`;
+}
 
 /** How long after a server's first question the gateway waits for the others it asks with it, before answering. */
 export const ASK_GATHER_MS = 20;
@@ -38,6 +53,8 @@ export const ASK_GATHER_MS = 20;
 /** One modern client's call to one server, across the client's retries. */
 export class CallState {
   readonly up: Upstream;
+  /** the client the call counts against (clientKey), across its retries */
+  readonly client: unknown;
   readonly controller = new AbortController();
   readonly startedAt = Date.now();
   logLevel: LoggingLevel | undefined;
@@ -57,6 +74,7 @@ export class CallState {
   constructor(up: Upstream, waiter: ClientSession) {
     this.up = up;
     this.waiter = waiter;
+    this.client = clientKey(waiter);
   }
 
   /** The server asks the client something: answered when the client's retry brings it. */
@@ -124,6 +142,8 @@ interface Parked {
   value: { abort(why: string): void };
   /** a long-lived connection (stdio) whose end ends what it parked; none for a per-request one (HTTP) */
   owner: ClientSession | undefined;
+  /** who it counts against (clientKey) */
+  client: unknown;
   timer: NodeJS.Timeout;
 }
 
@@ -133,6 +153,8 @@ interface Parked {
  */
 export class RoundTrips {
   readonly #parked = new Map<string, Parked>();
+  /** clientKey → how many of #parked are its */
+  readonly #count = new Map<unknown, number>();
   readonly #calls = new Map<Upstream, CallState[]>();
 
   /**
@@ -163,23 +185,56 @@ export class RoundTrips {
     if (list.length === 0) this.#calls.delete(state.up);
   }
 
-  /** Parks `value` for the client's retry; the token names it (random: only the client it was given to knows it). */
-  park(owner: ClientSession | undefined, value: { abort(why: string): void }): string {
+  /**
+   * Parks `value` for the retry of `session`'s client; the token names it (random: only the client it was given to
+   * knows it). What a long-lived session parks ends with it; what a per-request one parks outlives it.
+   */
+  park(session: ClientSession | undefined, value: { abort(why: string): void }): string {
     const token = PARKED_PREFIX + randomBytes(16).toString("base64url");
     const timer = setTimeout(() => {
       if (this.#parked.get(token)?.value !== value) return;
-      this.#parked.delete(token);
+      this.#drop(token);
       value.abort("the client did not come back for this call in time");
     }, PARK_MS);
     timer.unref();
-    this.#parked.set(token, { value, owner, timer });
+    const client = clientKey(session);
+    this.#parked.set(token, { value, owner: session?.perRequest ? undefined : session, client, timer });
+    this.#count.set(client, (this.#count.get(client) ?? 0) + 1);
+    if (this.#count.get(client)! > MAX_PARKED_PER_CLIENT) {
+      this.#giveWay(client, `more than ${MAX_PARKED_PER_CLIENT} round trips of this client waited for its retry: its oldest gave way`);
+    }
     while (this.#parked.size > MAX_PARKED) {
-      const [oldest, p] = this.#parked.entries().next().value as [string, Parked];
-      clearTimeout(p.timer);
-      this.#parked.delete(oldest);
-      p.value.abort(`more than ${MAX_PARKED} round trips waited for their client's retry: the oldest gave way`);
+      let most: unknown;
+      for (const [c, n] of this.#count) if (most === undefined || n > this.#count.get(most)!) most = c;
+      this.#giveWay(most, `more than ${MAX_PARKED} round trips waited for their client's retry: the oldest of the client with the most gave way`);
     }
     return token;
+  }
+
+  /** How many round trips of `session`'s client wait for its retry (tests, the monitor). */
+  parkedBy(session: ClientSession | undefined): number {
+    return this.#count.get(clientKey(session)) ?? 0;
+  }
+
+  /** The oldest round trip `client` parked is aborted. */
+  #giveWay(client: unknown, why: string): void {
+    for (const [token, p] of this.#parked) {
+      if (p.client !== client) continue;
+      this.#drop(token);
+      p.value.abort(why);
+      return;
+    }
+  }
+
+  #drop(token: string): Parked | undefined {
+    const p = this.#parked.get(token);
+    if (!p) return undefined;
+    clearTimeout(p.timer);
+    this.#parked.delete(token);
+    const n = (this.#count.get(p.client) ?? 1) - 1;
+    if (n > 0) this.#count.set(p.client, n);
+    else this.#count.delete(p.client);
+    return p;
   }
 
   peek(token: unknown): unknown {
@@ -190,8 +245,7 @@ export class RoundTrips {
   unpark<T>(token: unknown, is: (v: unknown) => v is T): T {
     const parked = typeof token === "string" ? this.#parked.get(token) : undefined;
     if (parked === undefined || !is(parked.value)) throw new RpcError(ErrorCode.InvalidParams, "Invalid or expired requestState");
-    clearTimeout(parked.timer);
-    this.#parked.delete(token as string);
+    this.#drop(token as string);
     return parked.value;
   }
 
@@ -199,8 +253,7 @@ export class RoundTrips {
   sessionClosed(session: ClientSession): void {
     for (const [token, p] of this.#parked) {
       if (p.owner !== session) continue;
-      clearTimeout(p.timer);
-      this.#parked.delete(token);
+      this.#drop(token);
       p.value.abort("the client disconnected");
     }
     for (const list of this.#calls.values()) for (const c of [...list]) if (c.waiter === session) c.abort("the client disconnected");

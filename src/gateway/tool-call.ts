@@ -166,7 +166,7 @@ async function askApprovalModern(
   if (!modern.capabilities?.elicitation) return { kind: "verdict", verdict: "refused", args };
   const shown = shownArguments(args, gw.options.redact);
   if (shown.length > MAX_APPROVAL_CHARS) return { kind: "verdict", verdict: "too-long", args };
-  const requestState = gw.roundTrips.park(session.perRequest ? undefined : session, new Approval(up, tool, args));
+  const requestState = gw.roundTrips.park(session, new Approval(up, tool, args));
   return { kind: "ask", result: inputRequired({ inputRequests: { approve: approvalRequest(up, tool, shown) }, requestState } as never) };
 }
 

@@ -10,9 +10,9 @@ import { mcpboxCommand, project, waitFor, type TestProject } from "../helpers/ga
 
 export const FIXTURE = path.join(import.meta.dirname, "fixtures");
 
-/** A project whose one server `fix` is the HTTP fixture server, on `image`. */
-export function fixtureProject(image: string): TestProject {
-  return project({ fix: { image, command: ["node", "/fixture/server.mjs"], mounts: [{ source: FIXTURE, target: "/fixture" }] } });
+/** A project whose one server `fix` is the HTTP fixture server, on `image` (`extra`: more of its settings). */
+export function fixtureProject(image: string, extra: Record<string, unknown> = {}): TestProject {
+  return project({ fix: { image, command: ["node", "/fixture/server.mjs"], mounts: [{ source: FIXTURE, target: "/fixture" }], ...extra } });
 }
 
 export interface Served {

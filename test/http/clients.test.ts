@@ -15,7 +15,7 @@ let s: Served;
 let token: string;
 
 beforeAll(async () => {
-  p = fixtureProject(await nodeBaseImage());
+  p = fixtureProject(await nodeBaseImage(), { approve: ["whoami"] });
   s = await serveHttp(p);
   token = tokenOf(p);
 });
@@ -31,6 +31,33 @@ async function modernClient(name: string, capabilities: Record<string, unknown> 
   await client.connect(transport);
   expect(client.getProtocolEra()).toBe("modern");
   return client;
+}
+
+const ENVELOPE = (name: string) => ({
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name, version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+});
+let id = 0;
+
+/** One raw 2026-07-28 request as client `name`, its answer (plain JSON or the last event of an SSE stream). */
+async function post(name: string, method: string, params: Record<string, unknown>): Promise<{ result?: Record<string, unknown>; error?: { code: number; message: string } }> {
+  const tool = typeof params.name === "string" ? { "Mcp-Name": params.name } : {};
+  const response = await fetch(s.url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "Mcp-Method": method,
+      ...tool,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params: { ...params, _meta: ENVELOPE(name) } }),
+  });
+  const body = await response.text();
+  const line = body.split("\n").reverse().find((l) => l.startsWith("data:"));
+  return JSON.parse(line ? line.slice(5) : body);
 }
 
 describe("serve --http, clients of both revisions", () => {
@@ -65,5 +92,35 @@ describe("serve --http, clients of both revisions", () => {
     await legacy.transport.terminateSession().catch(() => {});
     await legacy.client.close();
     await modern.close();
+  });
+
+  it("a 2026-07-28 client that floods unanswered questions and approvals costs only itself: another client's question and parked round trip survive", async () => {
+    // the flooder fills what a server may have waiting on one client: its server's questions, never answered (one
+    // after the other: a 2025-11-25 server's question names no call, so calls waiting at once would share them)
+    const asks = [];
+    for (let i = 0; i < 20; i++) asks.push(await post("flooder", "tools/call", { name: "fix__ask", arguments: { question: `flood ${i}` } }));
+    expect(asks.filter((a) => a.result?.resultType === "input_required").length).toBe(16);
+    expect(JSON.stringify(asks[19])).toContain("requests pending at the client");
+
+    // another client's call whose server asks it something still gets the question
+    const first = await post("victim", "tools/call", { name: "fix__ask", arguments: { question: "for the victim" } });
+    expect(first.result?.resultType, JSON.stringify(first)).toBe("input_required");
+    expect(JSON.stringify(first.result!.inputRequests)).toContain("for the victim");
+
+    // then the flooder parks far more approvals than the gateway keeps for everyone together
+    for (let round = 0; round < 6; round++) {
+      const approvals = await Promise.all(Array.from({ length: 50 }, () => post("flooder", "tools/call", { name: "fix__whoami", arguments: {} })));
+      expect(approvals.every((a) => a.result?.resultType === "input_required"), JSON.stringify(approvals[0])).toBe(true);
+    }
+
+    // the victim's round trip was not the one to give way
+    const [key] = Object.keys(first.result!.inputRequests as object);
+    const retry = await post("victim", "tools/call", {
+      name: "fix__ask",
+      arguments: { question: "for the victim" },
+      requestState: first.result!.requestState,
+      inputResponses: { [key!]: { action: "accept", content: { answer: "victim answered" } } },
+    });
+    expect(JSON.stringify(retry)).toContain("victim answered");
   });
 });
