@@ -12,6 +12,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { engine } from "../src/docker/engine.ts";
+import { startEgress } from "../src/egress/launch.ts";
 // @ts-expect-error plain JavaScript build scripts
 import { CROSS_NODE_VERSION, TARGETS, fileName } from "../scripts/sea/targets.mjs";
 // @ts-expect-error plain JavaScript build scripts
@@ -200,7 +202,7 @@ describe("engine discovery through the binary (no DOCKER_HOST)", () => {
 });
 
 describe("npm install -g mcpbox (the package runs on the Node it declares)", () => {
-  it("npm pack, installed into a temp prefix with the machine's Node 20: --version, validate, schema, the argv it runs itself with", () => {
+  it("npm pack, installed into a temp prefix with the machine's Node 20: --version, validate, schema, the argv it runs itself with, its egress image", async () => {
     // the machine's own node and npm (not the project's Node 24 that npm scripts put first), with its CA settings;
     // none of the npm_* variables of the npm that runs this test
     const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k) && k !== "NODE_OPTIONS"));
@@ -243,7 +245,33 @@ describe("npm install -g mcpbox (the package runs on the Node it declares)", () 
     const self = spawnSync(command, [args[0]!, "--version"], { cwd: work, env, encoding: "utf8", timeout: 60_000 });
     expect(self.stdout.trim(), self.stderr).toBe(version);
     expect(spawnSync(command, ["--version"], { env, encoding: "utf8" }).stdout.trim()).toBe(nodeVersion);
-  }, 300_000);
+
+    // an allowlisted server: the package has no Linux executable, so its egress image is its bundle on the node base
+    // image (src/egress/bundle-image.ts); doctor makes it as serve would, and the proxy and forwarder run from it
+    const project = path.join(work, "npm-egress");
+    fs.mkdirSync(project);
+    const allow = { servers: { web: { template: "node", package: "a@1", network: { allow: ["good.test:443"] } } } };
+    fs.writeFileSync(path.join(project, "sandbox.config.json"), JSON.stringify(allow));
+    const doctor = spawnSync("mcpbox", ["doctor", "--json"], { cwd: project, env, encoding: "utf8", timeout: 240_000 });
+    const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; message: string; fix?: string }[] }).checks;
+    const made = checks.find((c) => c.name === "egress image");
+    expect(made, doctor.stdout).toMatchObject({ status: "ok", message: expect.stringMatching(/^mcpbox\/egress:[0-9a-f]{16}-npm-1 /) });
+    const tag = made!.message.split(" ")[0]!;
+    const docker = engine();
+    const inspected = await docker.getImage(tag).inspect();
+    expect(inspected.Config.User).toBe("1000:1000");
+    expect(inspected.Config.Entrypoint).toEqual(["/usr/local/bin/node", "/usr/local/lib/mcpbox/mcpbox.mjs", "__egress"]);
+    const egress = await startEgress({
+      docker, image: tag, server: "web", allow: allow.servers.web.network.allow, onRecord: () => {},
+      labels: { "mcpbox.test.platforms": "npm-egress" }, name: `mcpbox-platforms-${process.pid}-web`,
+    });
+    try {
+      for (const id of [egress.proxyId, egress.forwarderId]) expect((await docker.getContainer(id).inspect()).State.Running).toBe(true);
+      expect(egress.env.HTTPS_PROXY).toMatch(/^http:\/\//);
+    } finally {
+      await egress.stop();
+    }
+  }, 600_000);
 });
 
 describe("the foundation checks on win-x64 under Wine", () => {

@@ -6,11 +6,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { isSea, repoRoot } from "../assets.ts";
-import type { ResolvedConfig } from "../config/resolve.ts";
+import { DEFAULTS, type ResolvedConfig } from "../config/resolve.ts";
 import { engine, type Docker } from "../docker/engine.ts";
 import { LABEL } from "../policy/labels.ts";
 import { DOCTOR_LABEL, hardenedProbeOptions } from "../docker/probe.ts";
-import { ensureEgressImage } from "../egress/image.ts";
+import { egressImage } from "../egress/egress-image.ts";
 import { McpboxError, isMcpboxError, messageOf } from "../errors.ts";
 import type { EgressEngineFacts, EgressImageFacts } from "./egress-checks.ts";
 
@@ -55,7 +55,7 @@ export async function egressEngineFacts(servers: string[], image: string | undef
 export async function egressImageFacts(servers: string[], docker: Docker = engine()): Promise<EgressImageFacts> {
   if (servers.length === 0) return { servers };
   try {
-    return { servers, image: await ensureEgressImage(docker, egressBinary()) };
+    return { servers, image: await egressImage(docker, egressBinary, DEFAULTS.baseImages.node) };
   } catch (e) {
     return { servers, error: { message: messageOf(e), hint: isMcpboxError(e) ? e.hint : undefined } };
   }

@@ -108,3 +108,4 @@ async function build(docker: Docker, entries: readonly Entry[], tag: string): Pr
   const failure = output.find((o) => o.error);
   if (failure) throw new McpboxError("failed", `building the egress image ${tag} failed: ${failure.error}`);
 }
+export { build as buildContext, removeOlder, type Entry };

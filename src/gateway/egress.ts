@@ -7,12 +7,12 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ResolvedServer } from "../config/resolve.ts";
+import { DEFAULTS, type ResolvedServer } from "../config/resolve.ts";
 import { isSea, repoRoot } from "../assets.ts";
 import type { Docker } from "../docker/engine.ts";
 import { containerLabels } from "../policy/labels.ts";
 import { containerName } from "../policy/run.ts";
-import { ensureEgressImage } from "../egress/image.ts";
+import { egressImage } from "../egress/egress-image.ts";
 import { startEgress, type RunningEgress } from "../egress/launch.ts";
 import { auditLine, type EgressRecord } from "../egress/record.ts";
 import { McpboxError } from "../errors.ts";
@@ -80,7 +80,7 @@ export function egressPool(o: EgressPoolOptions): EgressPool {
 
   const pool: EgressPool = {
     image() {
-      image ??= ensureEgressImage(o.docker, egressBinary());
+      image ??= egressImage(o.docker, egressBinary, DEFAULTS.baseImages.node);
       image.catch(() => (image = undefined)); // a failed build is tried again at the next start
       return image;
     },
