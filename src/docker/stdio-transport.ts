@@ -35,6 +35,13 @@ export class ContainerStdioTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   /** sees each parsed JSON object before it is validated; true takes it (the gateway's fast lane, raw-channel.ts) */
   intercept: ((message: unknown) => boolean) | undefined = undefined;
+  /**
+   * A local pipe to one process, as the SDK v2 Client recognises a stdio transport (`pid` and `stderr` present): its
+   * era probe then takes a silent server for a 2025-11-25 one instead of an outage. The container's stderr is read
+   * by the launcher, not here.
+   */
+  readonly pid: number | undefined = undefined;
+  readonly stderr: null = null;
 
   private readonly stdin: Writable;
   private readonly stdout: Readable;

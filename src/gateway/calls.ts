@@ -16,6 +16,7 @@ import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
+import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, retryFields, tooManyRounds } from "./input-required.ts";
 import { CallState } from "./round-trips.ts";
 import { translateRoots } from "./roots.ts";
 import { RpcError } from "./rpc-error.ts";
@@ -51,6 +52,19 @@ const isCallState = (v: unknown): v is CallState => v instanceof CallState;
 export async function forwardModern(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
   const modern = extra.modern!;
   const trips = gw.roundTrips;
+  if (up.era === "modern") {
+    // a 2026-07-28 server asks in its answer itself (input-required.ts): the request goes as it is; the call is known
+    // here only for the log messages the server sends during it (broadcastLog)
+    const state = new CallState(up, session);
+    state.logLevel = modern.logLevel;
+    state.sendNotification = extra.sendNotification;
+    trips.track(state);
+    try {
+      return await forward(gw, session, up, request, extra, info);
+    } finally {
+      trips.untrack(state);
+    }
+  }
   let state: CallState;
   if (modern.requestState !== undefined) {
     state = trips.unpark(modern.requestState, isCallState);
@@ -102,6 +116,7 @@ export interface CallInfo {
 
 /** Sends `request` to `up` on behalf of the client request of `session` described by `extra`. */
 export async function forward(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
+  if (up.era === "modern") request = inModernEra(gw, session, up, request, extra);
   // tools/call, its guards done, takes the one route of tools/call to a running server (fast-lane.ts)
   if (request.method === "tools/call" && info) {
     const routed = gw.fastLane.call(session, up, (request.params ?? {}) as Record<string, unknown>, extra, info);
@@ -115,20 +130,28 @@ export async function forward(gw: Gateway, session: ClientSession, up: Upstream,
   let bytes = 0;
   let reason: string | undefined;
   try {
-    const result = await up.request(
-      { method: request.method, ...(params === undefined ? {} : { params }) },
-      {
-        signal: extra.signal,
-        timeout: callMs,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              onprogress: (p) => {
-                if (admitNotification(gw, up)) void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken } }).catch(() => {});
-              },
-            }),
-      },
-    );
+    const send = (p: Request["params"]) =>
+      up.request(
+        { method: request.method, ...(p === undefined ? {} : { params: p }) },
+        {
+          signal: extra.signal,
+          timeout: callMs,
+          ...(progressToken === undefined
+            ? {}
+            : {
+                onprogress: (p) => {
+                  if (admitNotification(gw, up)) void extra.sendNotification({ method: "notifications/progress", params: { ...p, progressToken } }).catch(() => {});
+                },
+              }),
+        },
+      );
+    let result = await send(params);
+    // a 2026-07-28 server's questions: passed on to a 2026-07-28 client, asked for a 2025-11-25 one (input-required.ts)
+    for (let round = 0; isInputRequired(result); round++) {
+      if (extra.modern) return forModernClient(up, result);
+      if (round >= MAX_ROUNDS) throw tooManyRounds(up);
+      result = await send({ ...params, ...(await askForLegacyClient(session, up, result, extra.signal)) });
+    }
     outcome = result.isError === true ? "error" : "ok";
     bytes = Buffer.byteLength(JSON.stringify(result));
     return result;
@@ -146,6 +169,24 @@ export async function forward(gw: Gateway, session: ClientSession, up: Upstream,
     if (info) record(gw, up.name, info, outcome, Date.now() - started, bytes, reason);
   }
 }
+
+/**
+ * A request to a 2026-07-28 server: its `_meta` envelope says what the client it is for can do and the log level it
+ * asked for; a 2026-07-28 client's retry fields go with it.
+ */
+function inModernEra(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra): Request {
+  const caps = extra.modern ? (extra.modern.capabilities ?? session.capabilities) : session.capabilities;
+  const level = extra.modern ? extra.modern.logLevel : legacyClientsLevel(gw);
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), ...up.modernMeta(caps, level) };
+  return { method: request.method, params: { ...params, ...retryFields(up, extra.modern), _meta: meta } } as Request;
+}
+
+/**
+ * The log level a 2026-07-28 server is asked for on behalf of 2025-11-25 clients: the most verbose one they set, and
+ * everything while none did (what a 2025-11-25 server sends before any logging/setLevel).
+ */
+export const legacyClientsLevel = (gw: Gateway): LoggingLevel => gw.upstreamLogLevel() ?? "debug";
 
 export const timeoutReason = (server: string, what: string, ms: number): string =>
   `server ${server}: ${what} timed out after ${ms} ms (timeouts.callMs)`;

@@ -10,10 +10,11 @@
  */
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { Result } from "@modelcontextprotocol/sdk/types.js";
-import { record, timeoutReason, type CallInfo, type Extra } from "./calls.ts";
+import { legacyClientsLevel, record, timeoutReason, type CallInfo, type Extra } from "./calls.ts";
 import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
+import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, tooManyRounds, type InputRequired } from "./input-required.ts";
 import { RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import { planToolCall } from "./tool-call.ts";
@@ -40,6 +41,11 @@ interface Pending {
   timer: NodeJS.Timeout;
   /** a modern round trip's call: it outlives the client request (session) that started it; its signal alone ends it */
   detached?: boolean | undefined;
+  /** the client is being asked the server's questions (a 2026-07-28 server, a 2025-11-25 client) */
+  asking?: AbortController | undefined;
+  /** a call to a 2026-07-28 server: what was sent (its retries send it again, with the answers), whether the client is
+   * a 2026-07-28 one (it then gets the server's input_required as it is), the rounds asked so far */
+  sent?: { params: Record<string, unknown>; modernClient: boolean; rounds: number } | undefined;
 }
 
 /** Ids the lane gives its requests upstream: strings, so they never meet the SDK Client's numeric ones. */
@@ -70,13 +76,17 @@ export class FastLane {
     if (plan.kind !== "forward") return false;
     const id = `${ID_PREFIX}${++this.#next}`;
     // the server's progress comes back under the gateway id: client tokens of different calls may look alike upstream
-    const meta = progressToken === undefined ? {} : { _meta: { ...(params._meta as object), progressToken: id } };
-    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, name: plan.tool, ...meta } });
+    let meta: { _meta?: Record<string, unknown> } = progressToken === undefined ? {} : { _meta: { ...(params._meta as object), progressToken: id } };
+    const envelope = plan.up.era === "modern" ? plan.up.modernMeta(session.capabilities, legacyClientsLevel(this.#gw)) : undefined;
+    if (envelope) meta = { _meta: { ...((meta._meta ?? params._meta ?? {}) as object), ...envelope } };
+    const sentParams = { ...params, name: plan.tool, ...meta };
+    const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: sentParams });
     if (!plan.up.sendRaw(line)) return false;
     const ms = plan.up.server.timeouts.callMs;
     const timer = setTimeout(() => this.#timeout(id, ms), ms);
     const info = { method: "tools/call", tool: plan.tool, args };
-    this.#pending.set(id, { session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer });
+    const sent = envelope ? { params: sentParams, modernClient: false, rounds: 0 } : undefined;
+    this.#pending.set(id, { session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer, sent });
     let ids = this.#byClientId.get(session);
     if (!ids) this.#byClientId.set(session, (ids = new Map()));
     ids.set(m.id, id);
@@ -94,7 +104,9 @@ export class FastLane {
     if ((progressToken !== undefined && !isId(progressToken)) || extra.signal.aborted) return undefined;
     const id = `${ID_PREFIX}${++this.#next}`;
     const meta = progressToken === undefined ? {} : { _meta: { ...(params._meta as object), progressToken: id } };
-    if (!up.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { ...params, ...meta } }))) return undefined;
+    const sentParams = { ...params, ...meta };
+    if (!up.sendRaw(JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: sentParams }))) return undefined;
+    const sent = up.era === "modern" ? { params: sentParams, modernClient: extra.modern !== undefined, rounds: 0 } : undefined;
     return new Promise<Result>((resolve, reject) => {
       const sink: Sink = {
         answered: (payload) => ("error" in payload ? reject(new RpcError(payload.error.code, payload.error.message, payload.error.data)) : resolve(payload.result as Result)),
@@ -103,7 +115,7 @@ export class FastLane {
       };
       const ms = up.server.timeouts.callMs;
       const timer = setTimeout(() => this.#timeout(id, ms), ms);
-      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer, detached: extra.detached });
+      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer, detached: extra.detached, sent });
       session.callStarted(up);
       extra.signal.addEventListener("abort", () => this.#abort(id, "cancelled by the client"), { once: true });
     });
@@ -137,10 +149,55 @@ export class FastLane {
       this.#answer(m.id, p, `"error":${JSON.stringify(m.error)}`, () => ({ error }), "error", 0, reason);
       return true;
     }
+    if (p.sent && isInputRequired(m.result)) return this.#inputRequired(m.id, p, p.sent, m.result), true;
     const result = JSON.stringify(m.result ?? {});
     const isError = isRecord(m.result) && m.result.isError === true;
     this.#answer(m.id, p, `"result":${result}`, () => ({ result: m.result ?? {} }), isError ? "error" : "ok", Buffer.byteLength(result));
     return true;
+  }
+
+  /**
+   * A 2026-07-28 server asked for input in its answer (input-required.ts): a 2026-07-28 client gets the answer as it
+   * is (its questions vetted); for a 2025-11-25 client the gateway asks the questions as real requests and sends the
+   * call again with the answers, under a new id, the same call for the client, its timeout and audit line.
+   */
+  #inputRequired(id: string, p: Pending, sent: NonNullable<Pending["sent"]>, answer: InputRequired): void {
+    const fail = (e: unknown) => {
+      if (this.#pending.get(id) !== p) return; // cancelled, timed out or the server went down meanwhile
+      const error = e instanceof McpError ? e : new RpcError(ErrorCode.InternalError, e instanceof Error ? e.message : String(e));
+      this.#answer(id, p, errorMember(error), () => ({ error: errorObject(error) }), "error", 0, error.message);
+    };
+    if (sent.modernClient) {
+      let result: unknown;
+      try {
+        result = forModernClient(p.up, answer);
+      } catch (e) {
+        return fail(e);
+      }
+      const json = JSON.stringify(result);
+      return this.#answer(id, p, `"result":${json}`, () => ({ result }), "ok", Buffer.byteLength(json));
+    }
+    if (sent.rounds >= MAX_ROUNDS) return fail(tooManyRounds(p.up));
+    const asking = new AbortController();
+    p.asking = asking;
+    askForLegacyClient(p.session, p.up, answer, asking.signal).then((fields) => {
+      if (this.#pending.get(id) !== p) return;
+      const next = `${ID_PREFIX}${++this.#next}`;
+      const params = { ...sent.params, ...fields };
+      const meta = sent.params._meta as Record<string, unknown> | undefined;
+      if (meta?.progressToken === id) params._meta = { ...meta, progressToken: next };
+      p.sent = { params, modernClient: false, rounds: sent.rounds + 1 };
+      p.asking = undefined;
+      this.#pending.delete(id);
+      this.#pending.set(next, p);
+      clearTimeout(p.timer); // the call's one deadline, now under its new id
+      const ms = p.up.server.timeouts.callMs;
+      p.timer = setTimeout(() => this.#timeout(next, ms), Math.max(0, p.started + ms - Date.now()));
+      if (p.clientId !== undefined) this.#byClientId.get(p.session)?.set(p.clientId, next);
+      if (!p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: next, method: "tools/call", params }))) {
+        this.#answer(next, p, errorMember(closedError(p.up)), () => ({ error: errorObject(closedError(p.up)) }), "error", 0, closedError(p.up).message);
+      }
+    }, fail);
   }
 
   /**
@@ -203,6 +260,7 @@ export class FastLane {
 
   #forget(id: string, p: Pending): void {
     clearTimeout(p.timer);
+    p.asking?.abort();
     if (!this.#pending.delete(id)) return;
     p.session.callEnded(p.up);
     if (p.clientId === undefined) return;
@@ -222,6 +280,8 @@ export class FastLane {
     record(this.#gw, p.up.name, p.info, outcome, Date.now() - p.started, bytes, reason);
   }
 }
+
+const closedError = (up: Upstream) => new RpcError(ErrorCode.InternalError, `server ${up.name} is not available: its connection closed`);
 
 function errorObject(e: McpError): { code: number; message: string; data?: unknown } {
   return { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) };

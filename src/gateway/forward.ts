@@ -3,13 +3,14 @@
  * notifications (logging with the server's name, resource updates, list changes), states and stderr.
  */
 import { ErrorCode, McpError, ResultSchema, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { messageOf } from "../errors.ts";
 import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
 import { PendingRequests, requestKind, vetClientRequest } from "./client-requests.ts";
 import { clientKey, type CallState } from "./round-trips.ts";
 import type { Gateway } from "./gateway.ts";
+import type { ClientSession } from "./session.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
@@ -80,17 +81,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       try {
         if (modern) return await askModern(modern, up, vetted);
         if (!session) throw new RpcError(ErrorCode.InvalidRequest, `mcpbox has no client connected to pass ${vetted.method} from server ${up.name} on to`);
-        const kind = requestKind(vetted.method)!;
-        if (!session.capabilities?.[kind]) {
-          if (kind === "roots") return { roots: [] };
-          throw new RpcError(ErrorCode.InvalidRequest, `the client does not support ${kind} (server ${up.name} asked for it)`);
-        }
-        const client = session.legacy!;
-        if (vetted.method === "roots/list") {
-          const { roots } = await client.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
-          return { roots: translateRoots(roots, up.server.mounts) };
-        }
-        return await client.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+        return await askLegacyClient(session, up, vetted, signal);
       } catch (e) {
         throw relayed(e); // the client's words reach the server as the client said them
       } finally {
@@ -179,11 +170,33 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
     },
 
     async onReady(up: Upstream, client: Client): Promise<void> {
+      // a 2026-07-28 server has no setLevel nor resources/subscribe (the level rides each request); its list changes
+      // come on a subscriptions/listen stream, heard as a 2025-11-25 server's list_changed are (onNotification)
+      if (up.era === "modern") return void listenForChanges(up, client);
       const level = gw.upstreamLogLevel();
       if (level && up.capabilities?.logging) await client.setLoggingLevel(level).catch(() => {});
       for (const uri of up.subscriptions) await client.subscribeResource({ uri }).catch(() => {});
     },
   };
+}
+
+/**
+ * A server's request (vetted: client-requests.ts) to a 2025-11-25 client, as a real request: what the client lacks is
+ * refused to the server (roots: none), its roots are translated to the mount targets (SPEC 4.1).
+ */
+export async function askLegacyClient(session: ClientSession, up: Upstream, vetted: Request, signal: AbortSignal): Promise<Result> {
+  const kind = requestKind(vetted.method)!;
+  if (!session.capabilities?.[kind]) {
+    if (kind === "roots") return { roots: [] };
+    throw new RpcError(ErrorCode.InvalidRequest, `the client does not support ${kind} (server ${up.name} asked for it)`);
+  }
+  const client = session.legacy;
+  if (!client) throw new RpcError(ErrorCode.InvalidRequest, `the client cannot be asked ${vetted.method} (server ${up.name} asked for it)`);
+  if (vetted.method === "roots/list") {
+    const { roots } = await client.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
+    return { roots: translateRoots(roots, up.server.mounts) };
+  }
+  return await client.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
 }
 
 /**
@@ -205,6 +218,18 @@ async function askModern(call: CallState, up: Upstream, request: Request): Promi
   // the server's own request bookkeeping (its progress token) means nothing inside the client's answer
   const { _meta: _dropped, ...params } = (request.params ?? {}) as Record<string, unknown>;
   return call.ask({ method: request.method, params } as Request);
+}
+
+/** Opens the server's subscriptions/listen stream for the list changes it offers (it ends with the connection). */
+function listenForChanges(up: Upstream, client: Client): void {
+  const caps = up.capabilities;
+  const filter = {
+    ...(caps?.tools?.listChanged ? { toolsListChanged: true } : {}),
+    ...(caps?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+    ...(caps?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+  };
+  if (Object.keys(filter).length === 0) return;
+  void client.listen(filter as never, { timeout: up.server.timeouts.startupMs }).catch(() => {});
 }
 
 /** What happens after a failure, said once with it. */

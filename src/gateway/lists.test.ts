@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/client";
 import { listAll } from "./lists.ts";
 
 /** A client whose tools come in pages of two. */

@@ -1,6 +1,5 @@
 /** What one server offers, gathered over every page. */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Client } from "@modelcontextprotocol/client";
 import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { CacheHint } from "./cache-hints.ts";
 import { CAPS, capMessage } from "./limits.ts";
@@ -74,25 +73,27 @@ async function pageOf(client: Client, kind: ListKind, params: { cursor?: string 
   return page(client, kind, params, timeout);
 }
 
+// One page each, by the SDK's method-keyed request (validated by the schema of the server's era), not client.listTools()
+// and its siblings: those walk every page themselves and keep a response cache (a relist after list_changed must ask
+// the server), and listTools() compiles a validator for every tool's output schema, synchronously, before any cap
+// applies (seconds of blocked event loop for a hostile list); the gateway never validates output itself.
 async function page(client: Client, kind: ListKind, params: { cursor?: string }, timeout: number) {
   const opts = { timeout };
   switch (kind) {
     case "tools": {
-      // not client.listTools(): it compiles a validator for every tool's output schema, synchronously, before any
-      // cap applies (seconds of blocked event loop for a hostile list); the gateway never validates output itself
-      const r = await client.request({ method: "tools/list", params }, ListToolsResultSchema, opts);
+      const r = await client.request({ method: "tools/list", params }, opts);
       return { items: r.tools, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
     case "prompts": {
-      const r = await client.listPrompts(params, opts);
+      const r = await client.request({ method: "prompts/list", params }, opts);
       return { items: r.prompts, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
     case "resources": {
-      const r = await client.listResources(params, opts);
+      const r = await client.request({ method: "resources/list", params }, opts);
       return { items: r.resources, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
     case "templates": {
-      const r = await client.listResourceTemplates(params, opts);
+      const r = await client.request({ method: "resources/templates/list", params }, opts);
       return { items: r.resourceTemplates, nextCursor: r.nextCursor, hint: hintOf(r) };
     }
   }

@@ -1,13 +1,28 @@
 /**
- * One configured server as the gateway sees it: a launched container, the SDK Client talking to it, its lists,
+ * One configured server as the gateway sees it: a launched container, the SDK (v2) Client talking to it, its lists,
  * and its life (start, crash, restart with backoff, stop). Exactly one launch at a time per server.
+ *
+ * Each server is spoken to in the newest revision it supports (SPEC 4.8): the first start probes with
+ * `server/discover` (2026-07-28) and falls back to `initialize` (2025-11-25) when the server does not answer it, errs,
+ * or stays silent; the verdict is kept for the server's later starts (no probe again). A server that exits on the
+ * probe is started again at once in the 2025-11-25 era.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  Client,
+  LOG_LEVEL_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  type PriorDiscovery,
+  type ProtocolEra,
+  type RequestOptions,
+} from "@modelcontextprotocol/client";
 import {
   ErrorCode,
   McpError,
-  ResultSchema,
   type ClientCapabilities,
   type Implementation,
   type Notification,
@@ -50,6 +65,17 @@ const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
 /** A server that failed to start is tried again on use (a list, a call), at most this often: not a build per tools/list. */
 const RETRY_ON_USE_MS = 10_000;
+/** How long the first start waits for an answer to `server/discover` before it takes the server for a 2025-11-25 one. */
+const PROBE_MS = 5000;
+
+/** Results as the server sent them (the gateway passes them on; the clients' SDKs validate what they use). */
+const ANY_RESULT = {
+  "~standard": {
+    version: 1,
+    vendor: "mcpbox",
+    validate: (value: unknown) => (typeof value === "object" && value !== null ? { value } : { issues: [{ message: "a result is a JSON object" }] }),
+  },
+} as const;
 
 export class Upstream {
   readonly server: ResolvedServer;
@@ -65,6 +91,8 @@ export class Upstream {
   cacheHint: CacheHint | undefined;
   startedAt: number | undefined;
   lastError: string | undefined;
+  /** the era this server is spoken to in (known after its first start): "modern" is 2026-07-28 */
+  era: ProtocolEra | undefined;
   readonly subscriptions = new Set<string>();
   /** the server's budget of notifications to the client (limits.ts) */
   readonly notifications = new TokenBucket(CAPS.notificationsPerSecond, CAPS.notificationBurst);
@@ -80,6 +108,11 @@ export class Upstream {
   #lastExit: ExitInfo | undefined;
   #retryInMs: number | undefined;
   #failedAt = 0;
+  /** the era verdict of the first start, for the later ones (no probe again) */
+  #prior: PriorDiscovery | undefined;
+  /** what this gateway's Client tells the server it can do (what the policy allows) */
+  #declared: ClientCapabilities = {};
+  #revision = "2026-07-28";
   /** why this server can never start in this gateway (a secret that is not set): it is not tried */
   readonly #unavailable: string | undefined;
   /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
@@ -137,14 +170,30 @@ export class Upstream {
   async request(request: Request, options: RequestOptions = {}): Promise<Result> {
     const client = await this.ensureStarted();
     try {
-      return await client.request(request, ResultSchema, options);
+      // an input_required answer (2026-07-28) comes back as it is: the gateway passes it on or asks its client itself
+      return (await client.request(request as never, ANY_RESULT as never, { ...options, allowInputRequired: true })) as Result;
     } catch (e) {
-      const closed = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || client.transport === undefined;
+      const closed = isClosed(e) || client.transport === undefined;
       if (closed && !options.signal?.aborted) {
         throw this.#downError(this.#exitText());
       }
-      throw relayed(e); // the server's words, without the prefix the gateway's SDK Client put before them
+      throw fromSdk(e); // the server's words, without the prefix the gateway's SDK Client put before them
     }
+  }
+
+  /**
+   * The 2026-07-28 `_meta` envelope of one request to this server: the revision, mcpbox, and what the client it is
+   * for can do as far as the policy lets the server ask (`caps`; undefined: what the policy allows); undefined for a
+   * 2025-11-25 server.
+   */
+  modernMeta(caps: ClientCapabilities | undefined, logLevel?: string | undefined): Record<string, unknown> | undefined {
+    if (this.era !== "modern") return undefined;
+    return {
+      [PROTOCOL_VERSION_META_KEY]: this.#revision,
+      [CLIENT_INFO_META_KEY]: { name: "mcpbox", version: VERSION },
+      [CLIENT_CAPABILITIES_META_KEY]: caps === undefined ? this.#declared : upstreamCapabilities(caps, this.server.clientRequests),
+      ...(logLevel === undefined ? {} : { [LOG_LEVEL_META_KEY]: logLevel }),
+    };
   }
 
   /**
@@ -156,8 +205,8 @@ export class Upstream {
     return isRawChannel(t) && t.sendLine(line);
   }
 
-  async #start(): Promise<Client> {
-    this.#setState("starting");
+  async #start(again = false): Promise<Client> {
+    if (!again) this.#setState("starting");
     const { startupMs } = this.server.timeouts;
     let launched: LaunchedServer | undefined;
     try {
@@ -174,6 +223,10 @@ export class Upstream {
         () => this.#onExit(watched, { exitCode: -1, oomKilled: false }),
       );
       const client = await this.#unlessStopped(this.#connect(launched, startupMs));
+      this.era = client.getProtocolEra() ?? "legacy";
+      this.#revision = client.getNegotiatedProtocolVersion() ?? this.#revision;
+      const discover = client.getDiscoverResult();
+      this.#prior ??= this.era === "modern" && discover ? { kind: "modern", discover } : { kind: "legacy" };
       this.capabilities = client.getServerCapabilities();
       this.instructions = client.getInstructions();
       this.serverInfo = client.getServerVersion();
@@ -189,12 +242,19 @@ export class Upstream {
       if (JSON.stringify(previous) !== JSON.stringify(this.lists)) this.#hooks.onListsChanged(this);
       return client;
     } catch (e) {
-      const closed = e instanceof McpError && e.code === ErrorCode.ConnectionClosed;
-      const why = (closed && launched && (await exitWhileStarting(launched, this.server.limits.memory))) || failureText(e);
+      const closed = isClosed(e);
+      // the SDK says so of a connection that closed during its server/discover probe
+      const probeClosed = this.#prior === undefined && e instanceof SdkError && e.code === SdkErrorCode.EraNegotiationFailed && /closed/.test(e.message);
+      const why = ((closed || probeClosed) && launched && (await exitWhileStarting(launched, this.server.limits.memory))) || failureText(e);
       this.#client = undefined;
       if (launched) {
         if (this.#launched === launched) this.#launched = undefined; // its exit is this failure, not a crash to report
         await launched.stop(1000).catch(() => {});
+      }
+      if (probeClosed && launched && !this.#stopped) {
+        // a server that ends its connection on an unknown first request (server/discover) is a 2025-11-25 one
+        this.#prior = { kind: "legacy" };
+        return this.#start(true);
       }
       this.lastError = why;
       if (this.#stopped) this.#setState("stopped");
@@ -209,11 +269,19 @@ export class Upstream {
 
   async #connect(launched: LaunchedServer, timeout: number): Promise<Client> {
     const caps = await this.#hooks.clientCapabilities();
-    const client = new Client({ name: "mcpbox", version: VERSION }, { capabilities: upstreamCapabilities(caps, this.server.clientRequests) });
-    client.fallbackRequestHandler = (request, extra) => this.#hooks.onRequest(this, request, extra.signal);
-    client.fallbackNotificationHandler = async (n) => this.#hooks.onNotification(this, n);
+    this.#declared = upstreamCapabilities(caps, this.server.clientRequests);
+    const client = new Client(
+      { name: "mcpbox", version: VERSION },
+      {
+        capabilities: this.#declared as never,
+        versionNegotiation: { mode: "auto", probe: { timeoutMs: Math.min(PROBE_MS, Math.max(1, Math.floor(timeout / 2))) } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    client.fallbackRequestHandler = (request, ctx) => this.#hooks.onRequest(this, request as Request, ctx.mcpReq.signal);
+    client.fallbackNotificationHandler = async (n) => this.#hooks.onNotification(this, n as Notification);
     client.onerror = () => {}; // transport hiccups surface as failed requests or an exit
-    await client.connect(launched.transport, { timeout });
+    await client.connect(launched.transport as never, { timeout, ...(this.#prior ? { prior: this.#prior } : {}) });
     deferResponses(launched);
     const t = launched.transport;
     if (isRawChannel(t)) t.intercept = (m) => this.#hooks.onRawMessage(this, m);
@@ -329,4 +397,16 @@ export class Upstream {
       this.server.restart === "never" ? "restart: never, it stays down" : this.state === "failed" ? "it is tried again when used" : "it is being restarted";
     return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
   }
+}
+
+/** Whether an SDK error says the server's connection closed. */
+function isClosed(e: unknown): boolean {
+  return (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed) || (e instanceof McpError && e.code === ErrorCode.ConnectionClosed);
+}
+
+/** An error of the v2 Client as the gateway passes errors on: the server's code, words and data; a timeout as -32001. */
+export function fromSdk(e: unknown): unknown {
+  if (e instanceof ProtocolError) return new RpcError(e.code, e.message, e.data);
+  if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return new RpcError(ErrorCode.RequestTimeout, e.message, e.data);
+  return relayed(e);
 }
