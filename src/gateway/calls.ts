@@ -177,7 +177,8 @@ export async function forward(gw: Gateway, session: ClientSession, up: Upstream,
 function inModernEra(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra): Request {
   const caps = extra.modern ? (extra.modern.capabilities ?? session.capabilities) : session.capabilities;
   const level = extra.modern ? extra.modern.logLevel : legacyClientsLevel(gw);
-  const params = (request.params ?? {}) as Record<string, unknown>;
+  // the retry fields are the gateway's to set (an approval's own round trip is not the server's: tool-call.ts)
+  const { inputResponses: _responses, requestState: _state, ...params } = (request.params ?? {}) as Record<string, unknown>;
   const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}), ...up.modernMeta(caps, level) };
   return { method: request.method, params: { ...params, ...retryFields(up, extra.modern), _meta: meta } } as Request;
 }

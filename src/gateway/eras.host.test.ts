@@ -84,6 +84,12 @@ describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", 
     expect(client.getServerVersion()).toMatchObject({ name: "modern-fixture", version: "1.0.0" });
   });
 
+  it("speaks 2026-07-28 to the server (probed), telling it what this client can do within the policy", async () => {
+    const said = JSON.parse(JSON.parse(textOf(await client.callTool({ name: "era", arguments: {} })))[0].text) as { revision: string; capabilities: Record<string, unknown> };
+    expect(said.revision).toBe("2026-07-28");
+    expect(Object.keys(said.capabilities).sort()).toEqual(["elicitation", "roots", "sampling"]);
+  });
+
   it("passes the server's input_required questions to the client as real requests, and the answers back", async () => {
     expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Ann");
     expect(textOf(await client.callTool({ name: "sample", arguments: {} }))).toContain("the model said forty-two");
@@ -189,6 +195,37 @@ describe("a 2026-07-28 client in front of it", () => {
 
   it("gets a 2026-07-28 server's questions in round trips too", async () => {
     expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Bo");
+  });
+
+  it("tells the server what this client declared (elicitation only), not what the policy would allow", async () => {
+    const said = JSON.parse(JSON.parse(textOf(await client.callTool({ name: "era", arguments: {} })))[0].text) as { revision: string; capabilities: Record<string, unknown> };
+    expect(said).toMatchObject({ revision: "2026-07-28" });
+    expect(Object.keys(said.capabilities)).toEqual(["elicitation"]);
+  });
+});
+
+describe("a 2026-07-28 client, an approved tool whose 2026-07-28 server asks for more", () => {
+  it("asks the person once; the server's own round trip then goes on with the approved arguments", async () => {
+    const gw = gateway([testServer("mf", { prefix: null, approve: ["ask-name"] })]);
+    const toGateway = new PassThrough();
+    const fromGateway = new PassThrough();
+    await gw.connect(new BoundedStdioTransport(toGateway, fromGateway));
+    const client = new ModernClient({ name: "modern", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler("elicitation/create", async (request) => {
+      const message = String((request.params as { message?: unknown }).message);
+      asked.push(message);
+      const content: Record<string, string | boolean> = message.startsWith("mcpbox: allow") ? { approve: true } : { name: "Cy" };
+      return { action: "accept" as const, content };
+    });
+    await client.connect(new ModernStreamTransport(fromGateway, toGateway));
+    try {
+      expect(textOf(await client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Cy");
+      expect(asked.filter((m) => m.startsWith("mcpbox: allow"))).toHaveLength(1);
+      expect(asked.filter((m) => m.includes("What is your name?"))).toHaveLength(1);
+    } finally {
+      await client.close().catch(() => {});
+    }
   });
 });
 

@@ -204,7 +204,7 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
     const level = gw.upstreamLogLevel() ?? request.params.level;
     await Promise.allSettled(
       [...gw.upstreams.values()]
-        .filter((u) => u.state === "running" && u.capabilities?.logging)
+        .filter((u) => u.state === "running" && u.capabilities?.logging && u.era !== "modern") // a 2026-07-28 server: per request
         .map((u) => u.request({ method: "logging/setLevel", params: { level } }, { timeout: 10_000 })),
     );
     return {};

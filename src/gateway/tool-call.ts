@@ -5,6 +5,7 @@
 import { ElicitResultSchema, ErrorCode, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { inputRequired } from "@modelcontextprotocol/server";
 import { forward, forwardModern, record, type Extra } from "./calls.ts";
+import { isInputRequired } from "./input-required.ts";
 import { withTaskHandles } from "./tasks.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
@@ -54,6 +55,7 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
   if (plan.kind === "outside") return refuse(gw, up.name, tool, args, "denied", plan.reason);
   let exact = args;
   let ext = extra;
+  let continuing = false;
   if (plan.kind === "approve") {
     // the approval holds for exactly what the person saw: a copy taken before asking is what is sent
     exact = JSON.parse(JSON.stringify(args)) as Record<string, unknown>;
@@ -63,7 +65,10 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
       if (asked.kind === "ask") return asked.result as CallToolResult;
       verdict = asked.verdict;
       exact = asked.args;
-      ext = { ...extra, modern: { ...extra.modern, requestState: undefined, inputResponses: undefined } };
+      // the approval's round trip ends here; a call approved before goes on with the server's own (its state, the answers)
+      continuing = asked.kind === "continue";
+      const going = asked.kind === "continue" ? { requestState: asked.serverState } : { requestState: undefined, inputResponses: undefined };
+      ext = { ...extra, modern: { ...extra.modern, ...going } };
     } else verdict = await askApproval(gw, session, up, tool, exact, extra);
     if (verdict !== "approved") {
       const why =
@@ -74,11 +79,17 @@ export async function callTool(gw: Gateway, session: ClientSession, request: Cal
             : `a person declined this call of ${tool} (server ${up.name})`;
       return refuse(gw, up.name, tool, args, verdict === "too-long" ? "refused" : verdict, why);
     }
-    guardEvent(gw, up.name, tool, "approved", "approved by a person");
+    if (!continuing) guardEvent(gw, up.name, tool, "approved", "approved by a person");
   }
   const params = { ...request.params, name: tool, arguments: exact };
   const send = ext.modern ? forwardModern : forward;
   const result = await send(gw, session, up, { method: "tools/call", params }, ext, { method: "tools/call", tool, args: exact });
+  if (plan.kind === "approve" && ext.modern && isInputRequired(result)) {
+    // an approved call whose 2026-07-28 server asks for more: the client's retry is known as approved, for exactly
+    // these arguments, by a token of the gateway's that holds the server's own state (never asked to approve again)
+    const held = new Approved(up, tool, exact, result.requestState);
+    return { ...result, requestState: gw.roundTrips.park(session, held) } as unknown as CallToolResult;
+  }
   if (gw.transparent || !("task" in result)) return result as CallToolResult;
   // a task it made (the tasks extension): its handle names the server, and its status goes to this client
   const named = withTaskHandles(result, up.name);
@@ -144,6 +155,23 @@ class Approval {
 
 const isApproval = (v: unknown): v is Approval => v instanceof Approval;
 
+/** A call a person approved whose server asked for more: its exact arguments and the server's requestState. */
+class Approved {
+  readonly up: Upstream;
+  readonly tool: string;
+  readonly args: Record<string, unknown>;
+  readonly serverState: string | undefined;
+  constructor(up: Upstream, tool: string, args: Record<string, unknown>, serverState: string | undefined) {
+    this.up = up;
+    this.tool = tool;
+    this.args = args;
+    this.serverState = serverState;
+  }
+  abort(): void {}
+}
+
+const isApproved = (v: unknown): v is Approved => v instanceof Approved;
+
 /**
  * A modern client is asked in a round trip: the first request is answered `input_required` with the prompt, the retry
  * carries the person's answer. The call then runs with the arguments the person saw, kept here, not the retry's.
@@ -155,8 +183,17 @@ async function askApprovalModern(
   tool: string,
   args: Record<string, unknown>,
   extra: Extra,
-): Promise<{ kind: "ask"; result: unknown } | { kind: "verdict"; verdict: Verdict; args: Record<string, unknown> }> {
+): Promise<
+  | { kind: "ask"; result: unknown }
+  | { kind: "verdict"; verdict: Verdict; args: Record<string, unknown> }
+  | { kind: "continue"; verdict: "approved"; args: Record<string, unknown>; serverState: string | undefined }
+> {
   const modern = extra.modern!;
+  if (modern.requestState !== undefined && isApproved(gw.roundTrips.peek(modern.requestState))) {
+    const approved = gw.roundTrips.unpark(modern.requestState, isApproved);
+    if (approved.up !== up || approved.tool !== tool) throw new RpcError(ErrorCode.InvalidParams, "Invalid or expired requestState");
+    return { kind: "continue", verdict: "approved", args: approved.args, serverState: approved.serverState };
+  }
   if (modern.requestState !== undefined && isApproval(gw.roundTrips.peek(modern.requestState))) {
     const approval = gw.roundTrips.unpark(modern.requestState, isApproval);
     if (approval.up !== up || approval.tool !== tool) throw new RpcError(ErrorCode.InvalidParams, "Invalid or expired requestState");
