@@ -1,10 +1,11 @@
 /** The HTTP layer alone (no engine): an SDK Server per client behind startHttp, reached by the SDK's HTTP client. */
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startHttp, type HttpGateway } from "./server.ts";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { startHttp, type ConnectionLimits, type HttpGateway } from "./server.ts";
 import { TokenSource } from "./token.ts";
 
 let served: HttpGateway | undefined;
@@ -15,7 +16,7 @@ afterEach(async () => {
 
 const live = { opened: 0, closed: 0 };
 
-async function start(idleMs?: number, token?: TokenSource) {
+async function start(idleMs?: number, token?: TokenSource, limits?: Partial<ConnectionLimits>) {
   const lines: string[] = [];
   served = await startHttp({
     listen: { host: "127.0.0.1", port: 0 },
@@ -23,10 +24,16 @@ async function start(idleMs?: number, token?: TokenSource) {
     log: (l) => lines.push(l),
     maxBodyBytes: 1024,
     ...(idleMs === undefined ? {} : { idleMs }),
+    ...(limits === undefined ? {} : { limits }),
     host: {
       async open(transport) {
         const server = new Server({ name: "t", version: "1" }, { capabilities: { tools: {} } });
+        server.onerror = () => {};
         server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [{ name: "x", inputSchema: { type: "object" } }] }));
+        server.setRequestHandler(CallToolRequestSchema, async (r) => {
+          await new Promise((resolve) => setTimeout(resolve, Number(r.params.arguments?.ms ?? 0)));
+          return { content: [{ type: "text", text: "slept" }] };
+        });
         live.opened++;
         server.onclose = () => live.closed++;
         await server.connect(transport);
@@ -112,4 +119,66 @@ describe("startHttp", () => {
     expect(r.headers.get("www-authenticate")).toMatch(/^Bearer/);
     expect(await r.text()).not.toContain(token);
   });
+
+  it("cuts off a client that sends its headers byte by byte (slowloris), and one that sends nothing", async () => {
+    const { url } = await start(undefined, undefined, { headersMs: 400, checkMs: 50 });
+    const port = Number(new URL(url).port);
+    const slow = await socket(port);
+    const idle = await socket(port);
+    const line = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
+    let i = 0;
+    const drip = setInterval(() => slow.socket.writable && slow.socket.write(line[i++ % line.length]!), 50);
+    const t0 = Date.now();
+    await Promise.all([slow.closed, idle.closed]);
+    clearInterval(drip);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(i).toBeLessThan(60); // it did not get to keep dripping
+  });
+
+  it("cuts off a request body sent byte by byte, but never a long response (a slow call, an SSE stream)", async () => {
+    const { url } = await start(undefined, undefined, { requestMs: 500, headersMs: 300, checkMs: 50 });
+    const port = Number(new URL(url).port);
+    const s = await socket(port);
+    s.socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`);
+    const drip = setInterval(() => s.socket.writable && s.socket.write(" "), 50);
+    const t0 = Date.now();
+    await s.closed;
+    clearInterval(drip);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    const a = await client(url);
+    const r = await a.c.callTool({ name: "x", arguments: { ms: 1500 } }); // three times requestMs, five times headersMs
+    expect(r.content).toEqual([{ type: "text", text: "slept" }]);
+    expect(served!.sessions()).toBe(1);
+    await a.c.close();
+  });
+
+  it("holds at most maxConnections at once: more are closed as they come, and the next one after works", async () => {
+    const { url, lines } = await start(undefined, undefined, { maxConnections: 4 });
+    const port = Number(new URL(url).port);
+    const held = await Promise.all(Array.from({ length: 4 }, () => socket(port)));
+    const extra = await socket(port);
+    const t0 = Date.now();
+    await extra.closed;
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(lines.some((l) => l.includes("more than 4 connections at once"))).toBe(true);
+    for (const h of held) h.socket.destroy();
+    await Promise.all(held.map((h) => h.closed));
+    await new Promise((r) => setTimeout(r, 50));
+    const a = await client(url);
+    expect((await a.c.listTools()).tools).toHaveLength(1);
+    await a.c.close();
+  });
 });
+
+/** A raw TCP connection to the listener, and when the server closed it. */
+async function socket(port: number): Promise<{ socket: net.Socket; closed: Promise<void> }> {
+  const s = net.connect(port, "127.0.0.1");
+  s.on("error", () => {});
+  s.resume();
+  const closed = new Promise<void>((resolve) => s.once("close", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    s.once("connect", resolve);
+    s.once("error", reject);
+  });
+  return { socket: s, closed };
+}

@@ -24,6 +24,24 @@ export const MAX_SESSIONS = 64;
 /** a session with no request or stream open for this long is closed; its id is then unknown (404) */
 export const SESSION_IDLE_MS = 30 * 60_000;
 
+/**
+ * What one connection may hold (before any token is checked, so anyone who reaches the port can try): at most
+ * `maxConnections` at once (more are closed as they come: file descriptors stay bounded), headers within
+ * `headersMs` of the connection or the previous request (a client that sends them byte by byte, slowloris, is cut
+ * off), a whole request body within `requestMs`, an idle keep-alive connection closed after `keepAliveMs`. A
+ * response (an SSE stream, a long call) is not bounded by these.
+ */
+export interface ConnectionLimits {
+  maxConnections: number;
+  headersMs: number;
+  requestMs: number;
+  keepAliveMs: number;
+  /** how often Node checks the header and request deadlines */
+  checkMs: number;
+}
+
+export const CONNECTION_LIMITS: ConnectionLimits = { maxConnections: 256, headersMs: 10_000, requestMs: 60_000, keepAliveMs: 5_000, checkMs: 1_000 };
+
 /** The gateway side: serves one client over `transport` until it closes; throws ClientRefused to turn it away. */
 export interface ClientHost {
   open(transport: Transport): Promise<void>;
@@ -54,6 +72,8 @@ export interface HttpOptions {
   maxBodyBytes: number;
   /** default SESSION_IDLE_MS */
   idleMs?: number;
+  /** default CONNECTION_LIMITS */
+  limits?: Partial<ConnectionLimits>;
 }
 
 export interface HttpGateway {
@@ -90,15 +110,21 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
     for (const s of sessions.values()) if (s.open === 0 && Date.now() - s.idleSince > idleMs) void s.transport.close().catch(() => {});
   }, Math.min(60_000, idleMs));
   sweep.unref();
-  const server = http.createServer((req, res) => {
+  const limits = { ...CONNECTION_LIMITS, ...options.limits };
+  const server = http.createServer({ connectionsCheckingInterval: limits.checkMs, headersTimeout: limits.headersMs, requestTimeout: limits.requestMs, keepAliveTimeout: limits.keepAliveMs }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       options.log(`http: ${e instanceof Error ? e.message : String(e)}`);
       if (!res.headersSent) reply(res, 500, "Internal error");
       else res.destroy();
     });
   });
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 0; // SSE streams and long calls stay open; the SDK keeps them alive
+  server.maxConnections = limits.maxConnections;
+  let droppedAt = 0;
+  server.on("drop", () => {
+    if (Date.now() - droppedAt < 60_000) return; // said once a minute at most
+    droppedAt = Date.now();
+    options.log(`http: more than ${limits.maxConnections} connections at once: new ones are closed until some end`);
+  });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://local");

@@ -4,6 +4,7 @@
  * listener the test started on 127.0.0.1; none leaves the machine (evil.example is only a header value).
  */
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { nodeBaseImage } from "../helpers/images.ts";
@@ -126,6 +127,41 @@ describe("sessions and bodies", () => {
     const big = await raw(s.port, "POST", postHeaders(s.port, { ...auth, "content-length": String(17 * 1024 * 1024) }), "");
     expect(big.status).toBe(413);
   });
+});
+
+describe("connections (before any token is checked)", () => {
+  /** A raw TCP connection to the listener; `closed` resolves when the gateway closes it. */
+  const connect = (port: number) =>
+    new Promise<{ socket: net.Socket; closed: Promise<number> }>((resolve, reject) => {
+      const socket = net.connect(port, "127.0.0.1");
+      socket.on("error", () => {});
+      socket.resume();
+      const closed = new Promise<number>((r) => socket.once("close", () => r(Date.now())));
+      socket.once("connect", () => resolve({ socket, closed }));
+      socket.once("error", reject);
+    });
+
+  it("more than 256 at once are closed as they come; one sending its headers byte by byte, or nothing, is cut off within seconds; a client then works", async () => {
+    const held = [];
+    for (let i = 0; i < 270; i++) held.push(await connect(s.port));
+    const t0 = Date.now();
+    const slowloris = held[0]!;
+    const header = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nX-Slow: `;
+    let sent = 0;
+    const drip = setInterval(() => slowloris.socket.writable && slowloris.socket.write(header[sent++ % header.length]!), 200);
+    // the ones past the bound are closed at once; the rest within the 10 s header deadline (checked each second)
+    const early = await Promise.race([Promise.all(held.slice(256).map((h) => h.closed)), new Promise<undefined>((r) => setTimeout(() => r(undefined), 3000))]);
+    expect(early, "the connections past 256 were not closed").toBeDefined();
+    const ends = await Promise.all(held.map((h) => h.closed));
+    clearInterval(drip);
+    expect(Math.max(...ends) - t0).toBeLessThan(15_000);
+    expect(await slowloris.closed).toBeGreaterThan(0);
+    const c = await httpClient(s.url, tokenOf(p));
+    expect((await c.client.listTools()).tools.length).toBeGreaterThan(0);
+    await c.transport.terminateSession().catch(() => {});
+    await c.client.close();
+    expect(s.stderr()).toContain("more than 256 connections at once");
+  }, 60_000);
 });
 
 describe("refused before anything starts", () => {
