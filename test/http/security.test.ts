@@ -42,7 +42,8 @@ describe("the bearer token", () => {
     expect(none.status).toBe(401);
     expect(none.headers["www-authenticate"]).toMatch(/^Bearer\b/);
     const token = tokenOf(p);
-    const wrong = await raw(s.port, "POST", postHeaders(s.port, { authorization: `Bearer ${token.slice(0, -1)}A` }), INITIALIZE);
+    const wrongToken = `${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`; // one character off, never the token itself
+    const wrong = await raw(s.port, "POST", postHeaders(s.port, { authorization: `Bearer ${wrongToken}` }), INITIALIZE);
     expect(wrong.status).toBe(401);
     expect(wrong.headers["www-authenticate"]).toMatch(/^Bearer\b/);
     for (const r of [none, wrong]) {
