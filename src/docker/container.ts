@@ -5,7 +5,7 @@
  */
 import type Docker from "dockerode";
 import type { ContainerCreateOptions } from "dockerode";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/client";
 import { McpboxError, messageOf } from "../errors.ts";
 import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "./_attach.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";

@@ -5,8 +5,7 @@
  */
 import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
 import { LineSplitter, type OversizeLine } from "./line-splitter.ts";
 
@@ -180,9 +179,13 @@ function firstNonBlank(text: string): string | undefined {
   return undefined;
 }
 
+/** The message as the SDK v2 Client reads it (its own stdio transport parses each line the same way). */
 function validMessage(value: unknown): JSONRPCMessage | undefined {
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  return parsed.success ? parsed.data : undefined;
+  try {
+    return parseJSONRPCMessage(value);
+  } catch {
+    return undefined;
+  }
 }
 
 const HEAD_ID = /^\s*\{\s*"jsonrpc"\s*:\s*"2\.0"\s*,\s*"id"\s*:\s*(-?\d+|"(?:[^"\\]|\\.)*")\s*,\s*"(?:result|error)"/;

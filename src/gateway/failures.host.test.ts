@@ -91,8 +91,7 @@ describe("a server that cannot start", () => {
       await gw.restart("bad").catch(() => {}); // tried again (as the monitor's restart key does), failing the same way
       await client.listTools();
     }
-    // (a host process reports no exit code: exit 0)
-    expect(stderr.filter((l) => /^bad: /.test(l))).toEqual(["bad: starting", "bad: failed: it exited with code 0 while starting"]);
+    expect(stderr.filter((l) => /^bad: /.test(l))).toEqual(["bad: starting", "bad: failed: it exited with code 3 while starting"]);
     expect(client.getInstructions()).toMatch(/- server bad is not available: /);
     await expect.poll(() => logs.filter((l) => l.logger === "mcpbox").length).toBe(1);
   });

@@ -25,7 +25,7 @@ type Id = string | number;
 /** Where the answer of a call the SDK path handed to this route goes (instead of the client's raw channel). */
 interface Sink {
   answered(payload: { result: unknown } | { error: { code: number; message: string; data?: unknown } }): void;
-  progress(params: Record<string, unknown>): void;
+  progress(params: Record<string, unknown>): Promise<void>;
   cancelled(reason: string): void;
 }
 
@@ -41,6 +41,10 @@ interface Pending {
   timer: NodeJS.Timeout;
   /** a modern round trip's call: it outlives the client request (session) that started it; its signal alone ends it */
   detached?: boolean | undefined;
+  /** its answer came and waits one microtask (a call with progress) */
+  deferred?: boolean | undefined;
+  /** the last progress notification handed to the SDK (a sink's answer goes after it, as the server wrote them) */
+  progressSent?: Promise<void> | undefined;
   /** the client is being asked the server's questions (a 2026-07-28 server, a 2025-11-25 client) */
   asking?: AbortController | undefined;
   /** a call to a 2026-07-28 server: what was sent (its retries send it again, with the answers), whether the client is
@@ -110,7 +114,7 @@ export class FastLane {
     return new Promise<Result>((resolve, reject) => {
       const sink: Sink = {
         answered: (payload) => ("error" in payload ? reject(new RpcError(payload.error.code, payload.error.message, payload.error.data)) : resolve(payload.result as Result)),
-        progress: (p) => void extra.sendNotification({ method: "notifications/progress", params: p }).catch(() => {}),
+        progress: (p) => extra.sendNotification({ method: "notifications/progress", params: p }).catch(() => {}),
         cancelled: (reason) => reject(new RpcError(ErrorCode.InternalError, reason)),
       };
       const ms = up.server.timeouts.callMs;
@@ -143,6 +147,14 @@ export class FastLane {
     const p = this.#pending.get(m.id);
     // answered after a timeout or a cancel: nobody waits for it; another server's call: a server answers only its own
     if (p?.up !== up) return true;
+    if (p.sink && p.progressToken !== undefined && !p.deferred) {
+      // a call of the SDK path with progress is answered a microtask later, as the SDK Client path did: a server may
+      // write its last progress right after its answer (an SDK sends the notification a microtask late), in the same
+      // chunk; it still reaches the client (a raw client gets the lines in the order the server wrote them)
+      p.deferred = true;
+      queueMicrotask(() => this.fromServer(up, m));
+      return true;
+    }
     if (isRecord(m.error)) {
       const reason = typeof m.error.message === "string" ? m.error.message : "error";
       const error = m.error as { code: number; message: string; data?: unknown };
@@ -188,6 +200,7 @@ export class FastLane {
       if (meta?.progressToken === id) params._meta = { ...meta, progressToken: next };
       p.sent = { params, modernClient: false, rounds: sent.rounds + 1 };
       p.asking = undefined;
+      p.deferred = false;
       this.#pending.delete(id);
       this.#pending.set(next, p);
       clearTimeout(p.timer); // the call's one deadline, now under its new id
@@ -211,7 +224,7 @@ export class FastLane {
     if (p?.up === up && p.progressToken !== undefined && admitNotification(this.#gw, up)) {
       // written at once, so a server's notifications and answers reach the client in the order it wrote them
       const params2 = { ...(params as object), progressToken: p.progressToken };
-      if (p.sink) p.sink.progress(params2);
+      if (p.sink) p.progressSent = p.sink.progress(params2);
       else p.session.raw?.sendLine(JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: params2 }), true);
     }
     return true;
@@ -270,8 +283,13 @@ export class FastLane {
 
   /** Writes the client's answer first; the bookkeeping and the audit line are not on the call's critical path. */
   #answer(id: string, p: Pending, member: string, payload: () => Parameters<Sink["answered"]>[0], outcome: CallOutcome, bytes: number, reason?: string): void {
-    if (p.sink) p.sink.answered(payload());
-    else p.session.raw?.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
+    if (p.sink) {
+      const sink = p.sink;
+      const value = payload();
+      // after the last progress is out: the SDK forgets the progress handler of an answered request
+      if (p.progressSent) void p.progressSent.then(() => sink.answered(value));
+      else sink.answered(value);
+    } else p.session.raw?.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
     this.#forget(id, p);
     this.#record(p, outcome, bytes, reason);
   }

@@ -172,7 +172,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
     async onReady(up: Upstream, client: Client): Promise<void> {
       // a 2026-07-28 server has no setLevel nor resources/subscribe (the level rides each request); its list changes
       // come on a subscriptions/listen stream, heard as a 2025-11-25 server's list_changed are (onNotification)
-      if (up.era === "modern") return void listenForChanges(up, client);
+      if (up.era === "modern") return void up.listen().catch(() => {});
       const level = gw.upstreamLogLevel();
       if (level && up.capabilities?.logging) await client.setLoggingLevel(level).catch(() => {});
       for (const uri of up.subscriptions) await client.subscribeResource({ uri }).catch(() => {});
@@ -218,18 +218,6 @@ async function askModern(call: CallState, up: Upstream, request: Request): Promi
   // the server's own request bookkeeping (its progress token) means nothing inside the client's answer
   const { _meta: _dropped, ...params } = (request.params ?? {}) as Record<string, unknown>;
   return call.ask({ method: request.method, params } as Request);
-}
-
-/** Opens the server's subscriptions/listen stream for the list changes it offers (it ends with the connection). */
-function listenForChanges(up: Upstream, client: Client): void {
-  const caps = up.capabilities;
-  const filter = {
-    ...(caps?.tools?.listChanged ? { toolsListChanged: true } : {}),
-    ...(caps?.prompts?.listChanged ? { promptsListChanged: true } : {}),
-    ...(caps?.resources?.listChanged ? { resourcesListChanged: true } : {}),
-  };
-  if (Object.keys(filter).length === 0) return;
-  void client.listen(filter as never, { timeout: up.server.timeouts.startupMs }).catch(() => {});
 }
 
 /** What happens after a failure, said once with it. */

@@ -178,7 +178,18 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
     const { server, uri } = await resourceOwner(gw, request.params.uri);
     const up = gw.upstream(server);
     if (!up.capabilities?.resources?.subscribe) throw new RpcError(ErrorCode.InvalidParams, `server ${server} does not support resource subscriptions`);
-    if (!up.subscriptions.has(uri)) await forward(gw, session, up, { method: "resources/subscribe", params: { ...request.params, uri } }, extra);
+    if (!up.subscriptions.has(uri)) {
+      if (up.era === "modern") {
+        // a 2026-07-28 server hears of it on the gateway's subscriptions/listen stream (upstream.ts listen)
+        up.subscriptions.add(uri);
+        try {
+          await up.listen();
+        } catch (e) {
+          up.subscriptions.delete(uri);
+          throw e;
+        }
+      } else await forward(gw, session, up, { method: "resources/subscribe", params: { ...request.params, uri } }, extra);
+    }
     up.subscriptions.add(uri);
     let mine = session.subscriptions.get(up);
     if (!mine) session.subscriptions.set(up, (mine = new Set()));
@@ -192,7 +203,8 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
     session.subscriptions.get(up)?.delete(uri);
     if ([...gw.sessions].some((other) => other.subscriptions.get(up)?.has(uri))) return {}; // another client still wants it
     up.subscriptions.delete(uri);
-    if (up.capabilities?.resources?.subscribe) await forward(gw, session, up, { method: "resources/unsubscribe", params: { ...request.params, uri } }, extra);
+    if (up.era === "modern") await up.listen();
+    else if (up.capabilities?.resources?.subscribe) await forward(gw, session, up, { method: "resources/unsubscribe", params: { ...request.params, uri } }, extra);
     return {};
   });
 

@@ -2,7 +2,7 @@
  * How the gateway gets a running server: anything with an MCP transport, a stderr feed, an exit promise and stop().
  * The Docker launcher (docker-launcher.ts) starts containers; tests may launch host processes.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { Transport } from "@modelcontextprotocol/client";
 import type { ResolvedServer } from "../config/resolve.ts";
 
 export interface ExitInfo {

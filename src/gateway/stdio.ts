@@ -7,11 +7,12 @@ import type { Readable, Writable } from "node:stream";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
 import { CAPS } from "./limits.ts";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { RawChannel } from "./raw-channel.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-export class BoundedStdioTransport implements RawChannel {
+export class BoundedStdioTransport implements Transport, RawChannel {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;

@@ -1,18 +1,25 @@
 /** Small pieces of an upstream's connection: declared capabilities, response ordering, a start deadline. */
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ClientCapabilities } from "@modelcontextprotocol/client";
 import type { LaunchedServer } from "./launcher.ts";
+
+/** What a client says it can do, of what a server may ask it (either SDK's capabilities type). */
+export interface KnownCapabilities {
+  sampling?: object | undefined;
+  elicitation?: object | undefined;
+  roots?: object | undefined;
+}
 
 /**
  * What the gateway tells a server it can do: what the real client can do (the gateway forwards it), less what the
  * server's clientRequests policy does not allow (SPEC 9).
  */
 export function upstreamCapabilities(
-  client: ClientCapabilities,
+  client: KnownCapabilities,
   allowed: { sampling: boolean; elicitation: boolean; roots: boolean } = { sampling: true, elicitation: true, roots: true },
 ): ClientCapabilities {
   const caps: ClientCapabilities = {};
-  if (client.sampling && allowed.sampling) caps.sampling = client.sampling;
-  if (client.elicitation && allowed.elicitation) caps.elicitation = client.elicitation;
+  if (client.sampling && allowed.sampling) caps.sampling = client.sampling as ClientCapabilities["sampling"];
+  if (client.elicitation && allowed.elicitation) caps.elicitation = client.elicitation as ClientCapabilities["elicitation"];
   if (client.roots && allowed.roots) caps.roots = { listChanged: true };
   return caps;
 }

@@ -14,22 +14,22 @@ import {
   LOG_LEVEL_META_KEY,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
+  type McpSubscription,
   type PriorDiscovery,
   type ProtocolEra,
   type RequestOptions,
 } from "@modelcontextprotocol/client";
-import {
-  ErrorCode,
-  McpError,
-  type ClientCapabilities,
-  type Implementation,
-  type Notification,
-  type Request,
-  type Result,
-  type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+import type {
+  ClientCapabilities,
+  Implementation,
+  Notification,
+  Request,
+  Result,
+  ServerCapabilities,
+} from "@modelcontextprotocol/client";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { aggregateCacheHint, type CacheHint } from "./cache-hints.ts";
 import { VERSION } from "../version.ts";
@@ -40,11 +40,11 @@ import { CAPS, TokenBucket } from "./limits.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
 import { isRawChannel } from "./raw-channel.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
-import { deferResponses, exitWhileStarting, upstreamCapabilities, withTimeout } from "./upstream-io.ts";
+import { deferResponses, exitWhileStarting, upstreamCapabilities, withTimeout, type KnownCapabilities } from "./upstream-io.ts";
 
 export interface UpstreamHooks {
   /** the real client's capabilities (known once it has sent initialize) */
-  clientCapabilities(): Promise<ClientCapabilities>;
+  clientCapabilities(): Promise<KnownCapabilities>;
   /** a request from the server to the client (sampling, elicitation, roots) */
   onRequest(up: Upstream, request: Request, signal: AbortSignal): Promise<Result>;
   onNotification(up: Upstream, notification: Notification): void;
@@ -58,7 +58,7 @@ export interface UpstreamHooks {
   /** a parsed message from the server before the SDK sees it; true takes it (answers to sendRaw) */
   onRawMessage(up: Upstream, message: unknown): boolean;
   /** the server's connection closed: whatever was sent with sendRaw gets no answer now */
-  onDisconnect(up: Upstream, error: McpError): void;
+  onDisconnect(up: Upstream, error: RpcError): void;
 }
 
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
@@ -113,6 +113,9 @@ export class Upstream {
   /** what this gateway's Client tells the server it can do (what the policy allows) */
   #declared: ClientCapabilities = {};
   #revision = "2026-07-28";
+  /** a 2026-07-28 server's open subscriptions/listen stream */
+  #listening: McpSubscription | undefined;
+  #listenQueue: Promise<void> = Promise.resolve();
   /** why this server can never start in this gateway (a secret that is not set): it is not tried */
   readonly #unavailable: string | undefined;
   /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
@@ -186,7 +189,7 @@ export class Upstream {
    * for can do as far as the policy lets the server ask (`caps`; undefined: what the policy allows); undefined for a
    * 2025-11-25 server.
    */
-  modernMeta(caps: ClientCapabilities | undefined, logLevel?: string | undefined): Record<string, unknown> | undefined {
+  modernMeta(caps: KnownCapabilities | undefined, logLevel?: string | undefined): Record<string, unknown> | undefined {
     if (this.era !== "modern") return undefined;
     return {
       [PROTOCOL_VERSION_META_KEY]: this.#revision,
@@ -331,6 +334,32 @@ export class Upstream {
     if (this.state === "running") void this.#client?.notification(notification as never).catch(() => {});
   }
 
+  /**
+   * (Re)opens a 2026-07-28 server's subscriptions/listen stream for what the gateway wants to hear of it: its list
+   * changes and the resources subscribed to (this.subscriptions); the stream before it closes once the new one is
+   * acknowledged. Nothing for a 2025-11-25 server (resources/subscribe, unsolicited list_changed).
+   */
+  listen(): Promise<void> {
+    const run = this.#listenQueue.then(() => this.#relisten()); // one at a time: each closes the one before it
+    this.#listenQueue = run.catch(() => {});
+    return run;
+  }
+
+  async #relisten(): Promise<void> {
+    const client = this.#client;
+    if (!client || this.era !== "modern") return;
+    const caps = this.capabilities;
+    const filter = {
+      ...(caps?.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(caps?.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(caps?.resources?.listChanged ? { resourcesListChanged: true } : {}),
+      ...(caps?.resources?.subscribe && this.subscriptions.size > 0 ? { resourceSubscriptions: [...this.subscriptions] } : {}),
+    };
+    const before = this.#listening;
+    this.#listening = Object.keys(filter).length === 0 ? undefined : await client.listen(filter, { timeout: this.server.timeouts.startupMs });
+    void before?.close().catch(() => {});
+  }
+
   /** Lists again (after a list_changed); true when something changed. */
   async relist(): Promise<boolean> {
     const client = this.#client;
@@ -391,22 +420,26 @@ export class Upstream {
     return e.oomKilled ? `it ran out of memory (limit ${this.server.limits.memory})` : `it exited with code ${e.exitCode}`;
   }
 
-  #downError(why: string): McpError {
-    if (this.#unavailable !== undefined) return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why}`);
+  #downError(why: string): RpcError {
+    if (this.#unavailable !== undefined) return new RpcError(INTERNAL_ERROR, `server ${this.name} is not available: ${why}`);
     const next =
       this.server.restart === "never" ? "restart: never, it stays down" : this.state === "failed" ? "it is tried again when used" : "it is being restarted";
-    return new RpcError(ErrorCode.InternalError, `server ${this.name} is not available: ${why} (${next})`);
+    return new RpcError(INTERNAL_ERROR, `server ${this.name} is not available: ${why} (${next})`);
   }
 }
 
 /** Whether an SDK error says the server's connection closed. */
 function isClosed(e: unknown): boolean {
-  return (e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed) || (e instanceof McpError && e.code === ErrorCode.ConnectionClosed);
+  return e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed;
 }
+
+/** JSON-RPC error codes the gateway answers with (-32001: the request timed out, as the SDKs and MCP clients know it). */
+const INTERNAL_ERROR = ProtocolErrorCode.InternalError;
+const REQUEST_TIMEOUT = -32001;
 
 /** An error of the v2 Client as the gateway passes errors on: the server's code, words and data; a timeout as -32001. */
 export function fromSdk(e: unknown): unknown {
   if (e instanceof ProtocolError) return new RpcError(e.code, e.message, e.data);
-  if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return new RpcError(ErrorCode.RequestTimeout, e.message, e.data);
+  if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return new RpcError(REQUEST_TIMEOUT, e.message, e.data);
   return relayed(e);
 }

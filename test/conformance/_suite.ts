@@ -40,6 +40,8 @@ export interface ScenarioResult {
   passed: boolean;
   scored: boolean;
   failures: { id: string; errorMessage: string }[];
+  /** checks the suite neither passed nor failed (WARNING): its own verdict may count them */
+  warnings: { id: string; status: string; errorMessage: string }[];
 }
 
 export interface SuiteRun {
@@ -104,7 +106,10 @@ function readResults(dir: string, scored: (scenario: string) => boolean): Scenar
         ? (JSON.parse(fs.readFileSync(file, "utf8")) as { id: string; status: string; errorMessage?: string }[])
         : [{ id: "checks.json", status: "FAILURE", errorMessage: "the suite wrote no checks for this scenario" }];
       const failures = checks.filter((c) => c.status === "FAILURE").map((c) => ({ id: c.id, errorMessage: c.errorMessage ?? "" }));
-      return { scenario, passed: failures.length === 0, scored: scored(scenario), failures };
+      const warnings = checks
+        .filter((c) => c.status !== "FAILURE" && c.status !== "SUCCESS" && c.status !== "INFO" && c.status !== "SKIPPED")
+        .map((c) => ({ id: c.id, status: c.status, errorMessage: c.errorMessage ?? "" }));
+      return { scenario, passed: failures.length === 0, scored: scored(scenario), failures, warnings };
     })
     .sort((a, b) => a.scenario.localeCompare(b.scenario));
 }
@@ -121,6 +126,14 @@ export function summaryLine(run: SuiteRun, setup: string, exclude: ReadonlySet<s
   const notCounted = run.scenarios.filter((s) => s.scored && exclude.has(s.scenario)).length;
   const left = notCounted ? ` (+${notCounted} transport scenarios not counted)` : "";
   return `conformance ${run.suite} ${run.leg} ${setup}: ${passed}/${scope.length}${left} in ${(run.ms / 1000).toFixed(1)} s`;
+}
+
+/** Checks of the scored scenarios the suite warned about, for the message of its own verdict. */
+export function warningReport(run: SuiteRun): string {
+  return inScope(run)
+    .filter((s) => s.warnings.length > 0)
+    .map((s) => `${s.scenario}: ${s.warnings.map((w) => `[${w.id} ${w.status}] ${w.errorMessage.slice(0, 300)}`).join("; ")}`)
+    .join("\n");
 }
 
 /** Failing scenarios with their failing checks, for an assertion message. */
