@@ -47,10 +47,10 @@ export async function bundle({ root, outdir, version, target = "node24", splitti
       // jsonc-parser's main is a UMD module whose require() calls a bundle cannot follow; its ESM build bundles
       "jsonc-parser": path.join(root, "node_modules/jsonc-parser/lib/esm/main.js"),
     },
-    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly()],
+    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), lazyEngineExtras()],
   });
   const files = Object.keys(result.metafile.outputs).map((f) => path.relative(outdir, path.resolve(root, f)));
-  return { entry: "main.mjs", files: files.map((f) => f.split(path.sep).join("/")).sort() };
+  return { entry: "main.mjs", files: files.map((f) => f.split(path.sep).join("/")).sort(), metafile: result.metafile };
 }
 
 /**
@@ -134,6 +134,31 @@ function zodEnglishOnly() {
         loader: "js",
         resolveDir: path.dirname(args.path),
       }));
+    },
+  };
+}
+
+/**
+ * dockerode loads BuildKit sessions (@grpc/grpc-js, @grpc/proto-loader, protobufjs) and docker-modem loads ssh2 as
+ * soon as they are loaded, though mcpbox needs them only for a BuildKit build or an ssh:// DOCKER_HOST: 700 KB of
+ * modules run at every start of serve, tools, ps and the reaper (issue 15). Each is required when first called instead.
+ * A dependency update that changes these lines fails the build here rather than silently loading them again.
+ */
+function lazyEngineExtras() {
+  const lazy = [
+    { file: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session'),", to: "withSession = function () { return require('./session').apply(this, arguments); }," },
+    { file: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/, from: "ssh = require('./ssh'),", to: "ssh = function () { return require('./ssh').apply(this, arguments); }," },
+  ];
+  return {
+    name: "lazy-engine-extras",
+    setup(build) {
+      build.onLoad({ filter: /[\\/](dockerode|docker-modem)[\\/]lib[\\/](docker|modem)\.js$/ }, (args) => {
+        const l = lazy.find((x) => x.file.test(args.path));
+        if (!l) return undefined;
+        const text = fs.readFileSync(args.path, "utf8");
+        if (!text.includes(l.from)) throw new Error(`${args.path} no longer has \`${l.from}\`: update lazyEngineExtras in scripts/sea/bundle.mjs`);
+        return { contents: text.replace(l.from, l.to), loader: "js" };
+      });
     },
   };
 }

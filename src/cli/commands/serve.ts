@@ -12,7 +12,6 @@ import { publishGateway } from "../../monitor/publisher.ts";
 import { EXIT, messageOf } from "../../errors.ts";
 import { ISSUES_URL, VERSION } from "../../version.ts";
 import { terminalLine } from "../../text/terminal.ts";
-import { httpSettings, serveHttp } from "../../http/run.ts";
 
 // the one sink of the gateway's human lines: server stderr, errors and names reach it, so it takes out escapes.
 // A client that died takes its stderr pipe with it: the write fails (EPIPE) and is never tried again. Without the
@@ -30,7 +29,10 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   // a stray rejection in one server's traffic must not take every other server down with the gateway
   process.on("unhandledRejection", (e) => log(`internal error (the gateway keeps running): ${messageOf(e)}`));
   process.stderr.on("error", () => (stderrOpen = false)); // stdout's end is the transport's (the client is gone)
-  const http = httpSettings(ctx.options); // bad flags and an untrusted token file stop serve before anything starts
+  // the HTTP side only with its flags: @hono/node-server touches Node's fetch classes (undici, 750 KB of source
+  // and its objects) as it loads, which a stdio gateway carried for nothing (issue 15)
+  const httpSide = ctx.options.http !== undefined || ctx.options.allowUnauthenticated === true ? await import("../../http/run.ts") : undefined;
+  const http = httpSide?.httpSettings(ctx.options); // bad flags and an untrusted token file stop serve before anything starts
   const stop = stopRequests(); // first: a signal stops serve at any moment, also while the config loads
   const starting = startGateway(ctx, names);
   starting.catch(() => {}); // a failure after a stop request is of no interest
@@ -43,8 +45,8 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const { gateway, publication } = started;
   let why: string;
   let listener: { close(): Promise<void> } | undefined;
-  if (http) {
-    const served = await serveHttp(gateway, http, log).catch((e: unknown) => e as Error);
+  if (http && httpSide) {
+    const served = await httpSide.serveHttp(gateway, http, log).catch((e: unknown) => e as Error);
     if (served instanceof Error) {
       await within(Promise.all([publication?.close().catch(() => {}), gateway.close().catch(() => {})]), STOP_DEADLINE_MS);
       throw served;
