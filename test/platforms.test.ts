@@ -255,24 +255,43 @@ describe("npm install -g mcpbox (the package runs on the Node it declares)", () 
     const doctor = spawnSync("mcpbox", ["doctor", "--json"], { cwd: project, env, encoding: "utf8", timeout: 240_000 });
     const checks = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; message: string; fix?: string }[] }).checks;
     const made = checks.find((c) => c.name === "egress image");
-    expect(made, doctor.stdout).toMatchObject({ status: "ok", message: expect.stringMatching(/^mcpbox\/egress:[0-9a-f]{16}-npm-1 /) });
-    const tag = made!.message.split(" ")[0]!;
-    const docker = engine();
-    const inspected = await docker.getImage(tag).inspect();
-    expect(inspected.Config.User).toBe("1000:1000");
-    expect(inspected.Config.Entrypoint).toEqual(["/usr/local/bin/node", "/usr/local/lib/mcpbox/mcpbox.mjs", "__egress"]);
-    const egress = await startEgress({
-      docker, image: tag, server: "web", allow: allow.servers.web.network.allow, onRecord: () => {},
-      labels: { "mcpbox.test.platforms": "npm-egress" }, name: `mcpbox-platforms-${process.pid}-web`,
-    });
-    try {
-      for (const id of [egress.proxyId, egress.forwarderId]) expect((await docker.getContainer(id).inspect()).State.Running).toBe(true);
-      expect(egress.env.HTTPS_PROXY).toMatch(/^http:\/\//);
-    } finally {
-      await egress.stop();
-    }
+    expect(made, doctor.stdout).toMatchObject({ status: "ok", message: expect.stringMatching(/^mcpbox\/egress:[0-9a-f]{16}-js-1 /) });
+    await expectEgressRunsFrom(made!.message.split(" ")[0]!, "mcpbox.mjs");
   }, 600_000);
 });
+
+describe("a macOS or Windows executable's egress image (no Linux executable beside it)", () => {
+  it("is its embedded program on the node base image: doctor makes it, the proxy and forwarder run from it", async () => {
+    // the Linux cross build plays the part (same blob and manifest as darwin and win): the test switch makes it take
+    // the way a macOS or Windows executable takes, reading its program from the executable itself
+    const project = path.join(work, "sea-egress");
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, "sandbox.config.json"), JSON.stringify({ servers: { web: { template: "node", package: "a@1", network: { allow: ["good.test:443"] } } } }));
+    const env = { ...process.env, MCPBOX_HOME: path.join(work, ".mcpbox-sea-egress"), MCPBOX_TEST_EGRESS_FROM_PROGRAM: "1", NO_COLOR: "1" };
+    const doctor = spawnSync(file(targets.find((t) => t.id === "linux-x64")!), ["doctor", "--json"], { cwd: project, env, encoding: "utf8", timeout: 240_000 });
+    const made = (JSON.parse(doctor.stdout) as { checks: { name: string; status: string; message: string }[] }).checks.find((c) => c.name === "egress image");
+    expect(made, doctor.stdout).toMatchObject({ status: "ok", message: expect.stringMatching(/^mcpbox\/egress:[0-9a-f]{16}-js-1 /) });
+    await expectEgressRunsFrom(made!.message.split(" ")[0]!, "main.mjs");
+  }, 300_000);
+});
+
+/** The image runs mcpbox's JavaScript as user 1000 on the base image's Node; a proxy and a forwarder start from it. */
+async function expectEgressRunsFrom(tag: string, entry: string): Promise<void> {
+  const docker = engine();
+  const inspected = await docker.getImage(tag).inspect();
+  expect(inspected.Config.User).toBe("1000:1000");
+  expect(inspected.Config.Entrypoint).toEqual(["/usr/local/bin/node", `/usr/local/lib/mcpbox/${entry}`, "__egress"]);
+  const egress = await startEgress({
+    docker, image: tag, server: "web", allow: ["good.test:443"], onRecord: () => {},
+    labels: { "mcpbox.test.platforms": "egress" }, name: `mcpbox-platforms-${process.pid}-${entry.replace(/\W/g, "")}`,
+  });
+  try {
+    for (const id of [egress.proxyId, egress.forwarderId]) expect((await docker.getContainer(id).inspect()).State.Running).toBe(true);
+    expect(egress.env.HTTPS_PROXY).toMatch(/^http:\/\//);
+  } finally {
+    await egress.stop();
+  }
+}
 
 describe("the foundation checks on win-x64 under Wine", () => {
   let wine: string;
