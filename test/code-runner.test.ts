@@ -291,6 +291,36 @@ describe("python runs as `python3 .run_code.py` would (the pre-started interpret
   });
 });
 
+describe("python's exit in the pre-started interpreter (it skips freeing the interpreter, issue 16)", () => {
+  it("still runs what a program can see at exit: threads joined, atexit, __del__ of globals, unclosed files, C stdio", async () => {
+    const r = await startRunner({ pool: 1, languages: ["python"], timeouts: { runMs: 60_000 } });
+    try {
+      const code = [
+        "import atexit, sys, threading, time",
+        "class A:",
+        "    def __del__(self):",
+        "        print('del of a global')",
+        "a = A()",
+        "f = open(1, 'w', closefd=False)",
+        "f.write('an unclosed file\\n')",
+        "atexit.register(lambda: print('atexit'))",
+        "threading.Thread(target=lambda: (time.sleep(0.3), print('thread joined'))).start()",
+        "print('main done')",
+        "sys.exit(4)",
+      ].join("\n");
+      expect(await r.run("python", code)).toMatchObject({ exitCode: 4, stderr: "", stdout: "main done\nthread joined\natexit\ndel of a global\nan unclosed file\n" });
+      // C code's stdout buffer (a pipe: fully buffered) is flushed by exit(): with ctypes loaded Python's own exit runs
+      expect(await r.run("python", "import ctypes\nctypes.CDLL(None).printf(b'from C\\n')")).toMatchObject({ exitCode: 0, stdout: "from C\n" });
+      expect((await r.run("python", "import sys\nsys.exit(2**40)")).exitCode).toBe(0); // as python3 says (its low 32 bits)
+      expect((await r.run("python", "import sys\nsys.exit(-1)")).exitCode).toBe(255);
+      expect(await r.run("python", "import sys\nsys.stdout.close()\nprint('x', file=sys.stderr)")).toMatchObject({ exitCode: 0, stderr: "x\n" });
+    } finally {
+      await r.close();
+    }
+    expect(await r.containers()).toEqual([]);
+  });
+});
+
 describe("mcpbox serve with a code-runner server", () => {
   it("offers run_code through the gateway, audits the exact code and removes every container", async () => {
     const p = project({ code: { builtin: "code-runner", pool: 1, languages: ["python", "node"], timeouts: { runMs: 60_000 } } });
