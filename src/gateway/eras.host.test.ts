@@ -15,6 +15,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
@@ -66,6 +67,7 @@ describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", 
   let client: Client;
   const logs: { logger?: string; data?: unknown }[] = [];
   let listChanged = 0;
+  const updated: string[] = [];
 
   beforeAll(async () => {
     const gw = gateway([testServer("mf", { prefix: null, mounts: [{ source: home, target: "/data", readOnly: true }] })]);
@@ -77,6 +79,7 @@ describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", 
     client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: `file://${home}/sub`, name: "sub" }, { uri: "file:///etc", name: "etc" }] }));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged++);
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updated.push(n.params.uri));
     await client.connect(b);
   });
 
@@ -114,6 +117,17 @@ describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", 
       properties: { who: { $ref: "#/$defs/name" } },
       additionalProperties: false,
     });
+  });
+
+  it("subscribes it to a resource on the gateway's listen stream (no resources/subscribe in 2026-07-28), and back", async () => {
+    await client.subscribeResource({ uri: "note://fixture" });
+    await client.callTool({ name: "touch-note", arguments: {} });
+    for (let i = 0; i < 100 && updated.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(updated).toEqual(["note://fixture"]);
+    await client.unsubscribeResource({ uri: "note://fixture" });
+    await client.callTool({ name: "touch-note", arguments: {} });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(updated).toEqual(["note://fixture"]);
   });
 
   it("tells the client when the server's tools change", async () => {
