@@ -6,7 +6,7 @@
  */
 import { CLIENTS } from "../clients/registry.ts";
 import { platformDirs } from "../clients/paths.ts";
-import { isInside, pathsOf, tilde } from "./_denylist.ts";
+import { isInsideResolved, pathsOf, tilde } from "./_denylist.ts";
 
 export interface WritableEnv {
   home: string;
@@ -85,9 +85,9 @@ export function writableDanger(source: string, configModules: readonly string[],
   // the most precise reason first: the path itself, then what it holds, then what it is inside
   const same = guarded.find((g) => g.q === p);
   if (same) return `is ${same.what}`;
-  const held = guarded.find((g) => isInside(g.q, p, path));
+  const held = guarded.find((g) => isInsideResolved(g.q, p, path));
   if (held) return `holds ${held.what}`;
-  const around = guarded.find((g) => g.rule === "area" && isInside(p, g.q, path));
+  const around = guarded.find((g) => g.rule === "area" && isInsideResolved(p, g.q, path));
   if (around) return `is inside ${around.what}`;
   for (const marker of PROJECT_MARKERS) {
     if (env.exists(path.join(source, marker))) return `holds ${marker}, which git or an MCP client runs from`;
