@@ -19,7 +19,7 @@ import {
 import type { ResolvedServer } from "../config/resolve.ts";
 import type { AuditSink } from "./audit.ts";
 import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
-import { buildCatalog, type Catalog } from "./catalog.ts";
+import { buildCatalog, routeResource, type Catalog } from "./catalog.ts";
 import { acceptLists, NameClaims } from "./claims.ts";
 import type { GatewayEvents } from "../monitor/events.ts";
 import { FailureReports } from "./failures.ts";
@@ -138,6 +138,32 @@ export class Gateway {
     return session.serveModern(this.#setup);
   }
 
+  /**
+   * A client's `subscriptions/listen` asks for updates of `uris` (as clients know them) without a session of its own
+   * (the SDK's HTTP listen streams): a holder session keeps each subscribed at its server as a client's
+   * resources/subscribe does, until the returned function lets go (the server is told to unsubscribe when no client
+   * wants the URI any more).
+   */
+  holdSubscriptions(uris: readonly string[]): () => void {
+    const holder = new ClientSession(undefined, (s) => this.#ended(s));
+    this.sessions.add(holder);
+    for (const exposed of uris) {
+      const route = routeResource(this.catalog, exposed);
+      const up = route && this.upstreams.get(route.server);
+      if (!route || !up) continue;
+      let mine = holder.subscriptions.get(up);
+      if (!mine) holder.subscriptions.set(up, (mine = new Set()));
+      mine.add(route.uri);
+      if (up.subscriptions.has(route.uri)) continue;
+      up.subscriptions.add(route.uri); // a server that starts later is subscribed when ready (forward.ts onReady)
+      if (up.era === "modern") void up.listen().catch(() => {});
+      else if (up.state === "running" && up.capabilities?.resources?.subscribe) {
+        void up.request({ method: "resources/subscribe", params: { uri: route.uri } }, { timeout: 10_000 }).catch(() => {});
+      }
+    }
+    return () => void holder.close();
+  }
+
   readonly #setup: SessionSetup = {
     legacy: (session) => {
       const server = legacyServer();
@@ -190,7 +216,8 @@ export class Gateway {
       for (const uri of uris) {
         if ([...this.sessions].some((s) => s.subscriptions.get(up)?.has(uri))) continue;
         up.subscriptions.delete(uri);
-        if (up.state === "running" && up.capabilities?.resources?.subscribe) {
+        if (up.era === "modern") void up.listen().catch(() => {});
+        else if (up.state === "running" && up.capabilities?.resources?.subscribe) {
           void up.request({ method: "resources/unsubscribe", params: { uri } }, { timeout: 10_000 }).catch(() => {});
         }
       }

@@ -16,5 +16,6 @@ export function gatewayClients(gateway: Gateway): ClientHost {
       gateway.changeListeners.add(listener);
       return () => void gateway.changeListeners.delete(listener);
     },
+    holdResources: (uris) => gateway.holdSubscriptions(uris),
   };
 }

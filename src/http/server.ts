@@ -49,6 +49,8 @@ export interface ClientHost {
   modern?(): Promise<ModernServer>;
   /** list changes and resource updates, for the 2026-07-28 clients' `subscriptions/listen` streams; returns the unsubscribe */
   changes?(listener: (change: Change) => void): () => void;
+  /** a listen stream's resourceSubscriptions (as clients know them), subscribed at their servers until released */
+  holdResources?(uris: readonly string[]): () => void;
 }
 
 /** What a 2026-07-28 client's listen stream may be told (the gateway's GatewayChange). */
@@ -155,6 +157,10 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
 
   /** 2026-07-28: each request answered by the SDK's per-request handler on a gateway server of its own. */
   async function serveModern(req: http.IncomingMessage, res: http.ServerResponse, body: Body | undefined): Promise<void> {
+    // a listen stream that names resources keeps them subscribed at their servers for as long as it is open
+    const uris = body?.ok ? listenedResources(body.value) : [];
+    const release = uris.length > 0 ? host.holdResources?.(uris) : undefined;
+    if (release) res.once("close", release);
     const response = await modern!.fetch(webRequest(req, res, body));
     await writeResponse(response, res);
   }
@@ -271,6 +277,13 @@ function requestIds(message: unknown): (string | number)[] {
     const o = m as { id?: unknown; method?: unknown } | null;
     return o && typeof o.method === "string" && (typeof o.id === "string" || typeof o.id === "number") ? [o.id] : [];
   });
+}
+
+/** The resource URIs a `subscriptions/listen` request asks updates of (at most 1000). */
+function listenedResources(message: unknown): string[] {
+  const m = message as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | null;
+  const uris = m?.method === "subscriptions/listen" ? m.params?.notifications?.resourceSubscriptions : undefined;
+  return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === "string").slice(0, 1000) : [];
 }
 
 function isInitialize(message: unknown): boolean {

@@ -84,11 +84,15 @@ describe("serve --http, clients of both revisions", () => {
     expect((await modern.listTools(undefined, { cacheMode: "bypass" })).tools.length).toBe(before + 1);
     expect((await legacy.client.listTools()).tools.some((t) => t.name.startsWith("fix__grown"))).toBe(true);
 
+    // the listen's resources are subscribed at their server while it is open (the server sends updates only then)
+    const subscribedAtServer = async () => JSON.parse(textOf(await legacy.client.callTool({ name: "fix__subscribed", arguments: {} }))) as string[];
+    expect(await subscribedAtServer()).toEqual(["fix://note"]);
     await legacy.client.callTool({ name: "fix__touch", arguments: {} });
     await waitFor("the listen stream to carry resources/updated", () => heard.some((h) => h.method === "notifications/resources/updated") || undefined, 10_000);
 
     await sub.close();
     expect(await sub.closed).toBe("local");
+    await waitFor("the server to be told to unsubscribe once the listen closed", async () => (await subscribedAtServer()).length === 0 || undefined, 10_000);
     await legacy.transport.terminateSession().catch(() => {});
     await legacy.client.close();
     await modern.close();
