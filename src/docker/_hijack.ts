@@ -3,11 +3,16 @@
  * to the container's stdin) and, without one, never flushes the request headers; so the request is made here, on the
  * engine connection docker-modem resolved (unix socket or named pipe, TCP, TLS). SSH engines use dockerode's attach.
  */
-import http from "node:http";
-import https from "node:https";
+import { createRequire } from "node:module";
 import net from "node:net";
 import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
+
+// required, not imported: Node 24's ESM facade of node:http reads every export, and one of them is a getter that
+// loads undici (fetch, WebSocket): about 7 MB of every serve's memory for nothing (issue 15)
+const builtin = createRequire(import.meta.url);
+const http = builtin("node:http") as typeof import("node:http");
+const https = builtin("node:https") as typeof import("node:https");
 
 interface ModemInternals {
   socketPath?: unknown;
@@ -22,7 +27,7 @@ interface ModemInternals {
   checkServerIdentity?: unknown;
 }
 
-type Endpoint = { request: typeof http.request; options: http.RequestOptions & https.RequestOptions };
+type Endpoint = { request: typeof http.request; options: import("node:http").RequestOptions & import("node:https").RequestOptions };
 
 async function endpointOf(docker: Docker): Promise<Endpoint | undefined> {
   const m = docker.modem as unknown as ModemInternals;
@@ -32,7 +37,7 @@ async function endpointOf(docker: Docker): Promise<Endpoint | undefined> {
   }
   if (m.protocol === "http") return { request: http.request, options: { host: m.host, port: m.port } };
   if (m.protocol === "https") {
-    const tls = { ca: m.ca, cert: m.cert, key: m.key, checkServerIdentity: m.checkServerIdentity } as https.RequestOptions;
+    const tls = { ca: m.ca, cert: m.cert, key: m.key, checkServerIdentity: m.checkServerIdentity } as import("node:https").RequestOptions;
     return { request: https.request, options: { host: m.host, port: m.port, ...tls } };
   }
   return undefined;
