@@ -265,7 +265,8 @@ async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string
   if (found) return found;
   const offering = [...gw.upstreams.values()].filter((u) => u.capabilities?.resources);
   if (offering.length === 1) return { server: offering[0]!.name, uri };
-  throw new RpcError(ErrorCode.InvalidParams, `unknown resource: ${uri}`);
+  // as an SDK v2 server answers a resource it does not have (SEP-2164): -32602 naming the URI in data
+  throw new RpcError(ErrorCode.InvalidParams, `unknown resource: ${uri}`, { uri });
 }
 
 /** Completions follow their reference: a prompt's gateway name, or a resource template's URI. */
