@@ -4,6 +4,10 @@
  * unix socket; each `host:port` entry's listener opens a CONNECT tunnel to that one target first. It decides nothing:
  * the proxy checks every connection, so a forwarder that were fooled would still get only what the allowlist allows.
  *
+ * Normally it copies nothing: once the proxy has started, its listeners are handed to the proxy (handoff.ts), which
+ * then accepts the server's connections itself (one process on the way, not two) and the forwarder closes its copies.
+ * Until then (or if a handoff fails), it serves them as below.
+ *
  * Two things keep a fresh connection's first byte close to a direct one's (scripts/bench/egress.mjs):
  *   - a few connections to the proxy's socket are opened ahead, so a client's bytes go on at once;
  *   - a CONNECT whose host and port the allowlist names is answered "200" here at once, while the proxy decides
@@ -14,6 +18,7 @@
 import net from "node:net";
 import { parseAllowlist, type EgressRule } from "./allowlist.ts";
 import { connectTarget, likelyAllowed } from "./decide.ts";
+import { offerListeners, type Handed } from "./handoff.ts";
 import type { ForwarderSettings } from "./settings.ts";
 
 const MAX_CONNECTIONS = 256;
@@ -22,17 +27,40 @@ const RETRY_MS = 100;
 const PROXY_WAIT_MS = 10_000; // the proxy may still be starting when the first connection comes
 const SPARE = 2; // connections to the proxy opened ahead
 const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
+/** how long "ready" waits for the proxy to take the listeners (it starts at the same time); then copying serves */
+const HANDOFF_WAIT_MS = 10_000;
 
-export async function runForwarder(f: ForwarderSettings): Promise<{ close(): Promise<void>; addresses: net.AddressInfo[] }> {
+export interface ForwarderOptions {
+  /** hand the listeners to the proxy (default); false keeps every connection on the copying path (tests) */
+  handoff?: boolean;
+}
+
+export async function runForwarder(f: ForwarderSettings, o: ForwarderOptions = {}): Promise<{ close(): Promise<void>; addresses: net.AddressInfo[]; handedOver(): boolean }> {
   const pool = proxyPool(f.socket);
   const rules = parseAllowlist(f.allow ?? []).rules;
   const servers = [
     await listen(f.http.listen, f.http.port, (c) => proxyPort(c, pool, rules)),
     ...(await Promise.all(f.tcp.map((t) => listen(t.listen, t.port, (c) => void forward(c, pool, `${t.host}:${t.port}`))))),
   ];
+  const addresses = servers.map((s) => s.address() as net.AddressInfo);
+  let handed = false;
+  let offer: ReturnType<typeof offerListeners> | undefined;
+  if (o.handoff !== false) {
+    const what: Handed[] = [{ listener: "http" }, ...f.tcp.map((t) => ({ listener: "tcp" as const, host: t.host, port: t.port }))];
+    // the proxy holds listener i now: this copy closes (the socket listens on in the proxy, its queue included)
+    offer = offerListeners(f.socket, servers.map((server, i) => ({ server, what: what[i]! })), (i) => servers[i]!.close());
+    const timer = new Promise<boolean>((r) => setTimeout(() => r(false), HANDOFF_WAIT_MS).unref());
+    void offer.done.then((ok) => ok && ((handed = true), pool.close()));
+    await Promise.race([offer.done, timer]);
+  }
+  // once the proxy holds every listener nothing here keeps the event loop alive, but this process owns the namespace
+  const alive = setInterval(() => {}, 2 ** 30);
   return {
-    addresses: servers.map((s) => s.address() as net.AddressInfo),
+    addresses,
+    handedOver: () => handed,
     close: () => {
+      clearInterval(alive);
+      offer?.close();
       pool.close();
       return Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => {});
     },
@@ -40,7 +68,8 @@ export async function runForwarder(f: ForwarderSettings): Promise<{ close(): Pro
 }
 
 function listen(host: string, port: number, onConnection: (c: net.Socket) => void): Promise<net.Server> {
-  const s = net.createServer({ pauseOnConnect: true, noDelay: true }, (c) => {
+  // half-open: a client that ends its request (FIN) still gets the answer (the proxy keeps the same semantics)
+  const s = net.createServer({ pauseOnConnect: true, noDelay: true, allowHalfOpen: true }, (c) => {
     c.on("error", () => {});
     onConnection(c);
   });
@@ -148,6 +177,7 @@ function proxyPort(client: net.Socket, pool: ProxyPool, rules: readonly EgressRu
   };
   client.on("data", onData);
   client.once("close", () => !handed && void up.then((u) => u?.destroy()));
+  client.once("end", () => !handed && client.destroy()); // half-open: a FIN before a whole head ends it here
   client.resume();
 }
 

@@ -15,11 +15,15 @@ const socket = path.join(dir, "s.sock");
 const records: EgressRecord[] = [];
 const closers: Array<() => Promise<void> | void> = [];
 let echoPort = 0;
+let afterEndPort = 0; // answers once the client has half-closed (FIN): what a client's half-close must still get
 let echo2Port = 0; // listed by name only: localhost resolves to loopback, which no entry names for this port
 let webPort = 0;
 let proxyPort = 0;
 let tcpPort = 0;
 let deniedTcpPort = 0;
+let copyPort = 0; // a forwarder that keeps its listeners (copies bytes to the proxy's socket, as before a handoff)
+let copyTcpPort = 0;
+let handedOver = false;
 let upPort = 0; // records each request; /hold waits until released, /body echoes the body, /redirect answers 302
 const seen: string[] = [];
 const held: Array<() => void> = [];
@@ -37,6 +41,13 @@ beforeAll(async () => {
   echoPort = await listening(echo);
   const echo2 = net.createServer((c) => c.pipe(c));
   echo2Port = await listening(echo2);
+  const afterEnd = net.createServer({ allowHalfOpen: true }, (c) => {
+    let got = "";
+    c.on("data", (d) => (got += d));
+    c.on("end", () => setTimeout(() => c.end(got.toUpperCase()), 50));
+  });
+  afterEndPort = await listening(afterEnd);
+  closers.push(() => void afterEnd.close());
   closers.push(() => void echo2.close());
   webPort = await listening(web);
   closers.push(() => void echo.close(), () => void web.close());
@@ -59,7 +70,7 @@ beforeAll(async () => {
     up.closeAllConnections();
     up.close();
   });
-  const allow = [`127.0.0.1/32:${echoPort}`, `127.0.0.1:${webPort}`, `localhost:${echo2Port}`, `127.0.0.1/32:${upPort}`];
+  const allow = [`127.0.0.1/32:${afterEndPort}`, `127.0.0.1/32:${echoPort}`, `127.0.0.1:${webPort}`, `localhost:${echo2Port}`, `127.0.0.1/32:${upPort}`];
   const proxy = await runProxy(
     { role: "proxy", listeners: [{ server: "files", socket, allow }] },
     (line) => {
@@ -78,7 +89,16 @@ beforeAll(async () => {
     ],
   });
   [proxyPort, tcpPort, deniedTcpPort] = fwd.addresses.map((a) => a.port) as [number, number, number];
-  closers.push(() => fwd.close(), () => proxy.close());
+  handedOver = fwd.handedOver();
+  const copying = await runForwarder({
+    role: "forward",
+    socket,
+    http: { listen: "127.0.0.1", port: 0 },
+    allow,
+    tcp: [{ listen: "127.0.1.3", port: echoPort, host: "127.0.0.1" }],
+  }, { handoff: false });
+  [copyPort, copyTcpPort] = copying.addresses.map((a) => a.port) as [number, number];
+  closers.push(() => copying.close(), () => fwd.close(), () => proxy.close());
 });
 
 afterAll(async () => {
@@ -87,9 +107,9 @@ afterAll(async () => {
 });
 
 /** CONNECT through the forwarder's proxy port; the status line and whatever the tunnel echoes back. */
-function connect(authority: string, payload: string): Promise<{ status: string; echoed: string }> {
+function connect(authority: string, payload: string, port = proxyPort): Promise<{ status: string; echoed: string }> {
   return new Promise((resolve, reject) => {
-    const c = net.connect(proxyPort, "127.0.0.1");
+    const c = net.connect(port, "127.0.0.1");
     let data = "";
     c.on("connect", () => c.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`));
     c.on("data", (d) => {
@@ -120,6 +140,10 @@ function tcp(port: number, address: string, payload: string): Promise<string> {
 }
 
 describe("egress proxy and forwarder", () => {
+  it("hands the forwarder's listeners to the proxy, which then takes the server's connections itself", () => {
+    expect(handedOver).toBe(true);
+  });
+
   it("tunnels an allowed CONNECT and records bytes each way", async () => {
     const r = await connect(`127.0.0.1:${echoPort}`, "ping-1234");
     expect(r).toEqual({ status: "HTTP/1.1 200 Connection Established", echoed: "ping-1234" });
@@ -127,6 +151,25 @@ describe("egress proxy and forwarder", () => {
     expect(records.find((x) => x.port === echoPort && x.outcome === "ok")).toMatchObject({
       server: "files", host: "127.0.0.1", bytesUp: 9, bytesDown: 9, via: "connect",
     });
+  });
+
+  it("keeps a half-closed tunnel open the other way: the answer after the client's FIN arrives, then the record", async () => {
+    for (const port of [proxyPort, copyPort]) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const c = net.connect(port, "127.0.0.1");
+        let data = "";
+        c.on("connect", () => c.write(`CONNECT 127.0.0.1:${afterEndPort} HTTP/1.1\r\nHost: x\r\n\r\n`));
+        c.on("data", (d) => {
+          data += d.toString();
+          if (data === "HTTP/1.1 200 Connection Established\r\n\r\n") c.end("half-closed");
+        });
+        c.on("close", () => resolve(data.slice(data.indexOf("\r\n\r\n") + 4)));
+        c.on("error", reject);
+      });
+      expect(answer).toBe("HALF-CLOSED");
+    }
+    await waitFor(() => records.filter((x) => x.port === afterEndPort).length >= 2);
+    expect(records.filter((x) => x.port === afterEndPort)).toMatchObject([{ outcome: "ok", bytesUp: 11, bytesDown: 11 }, { outcome: "ok", bytesUp: 11, bytesDown: 11 }]);
   });
 
   it("refuses a listed name that resolves to loopback (not named), and an unlisted port", async () => {
@@ -181,6 +224,15 @@ describe("egress proxy and forwarder", () => {
     expect(answer).toMatch(new RegExp(`^HTTP/1\\.1 302 [^]*location: http://127\\.0\\.0\\.1:${upPort}/followed`, "i"));
     await new Promise((r) => setTimeout(r, 100));
     expect(seen.some((r) => r.includes("/followed"))).toBe(false);
+  });
+
+  it("serves the same through a forwarder that copies (before a handoff): tunnels, early answers, refusals, TCP", async () => {
+    expect(await connect(`127.0.0.1:${echoPort}`, "copy-1", copyPort)).toEqual({ status: "HTTP/1.1 200 Connection Established", echoed: "copy-1" });
+    expect(await connect(`localhost:${echo2Port}`, "x", copyPort)).toEqual({ status: "HTTP/1.1 200 Connection Established", echoed: "" });
+    expect((await connect(`127.0.0.1:${webPort + 1}`, "x", copyPort)).status).toBe("HTTP/1.1 403 Forbidden");
+    expect(await tcp(copyTcpPort, "127.0.1.3", "copy-tcp")).toBe("copy-tcp");
+    await waitFor(() => records.some((x) => x.port === echoPort && x.bytesUp === 8)); // its slot is back (next test counts them)
+    expect(records.find((x) => x.port === echoPort && x.bytesUp === 8)).toMatchObject({ outcome: "ok", bytesDown: 8 });
   });
 
   it(`bounds what one connection opens upstream: ${MAX_UPSTREAM} at once, the rest refused and recorded`, async () => {

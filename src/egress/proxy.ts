@@ -3,6 +3,9 @@
  * server, shared only with that server's forwarder; on it an HTTP proxy: CONNECT tunnels (TLS passes through, never
  * intercepted; TCP forwards use it too) and absolute-form plain HTTP requests. Each connection is decided by the name
  * asked for (decide.ts), connected to the checked address only, and reported as one JSON line on stdout (record.ts).
+ * Once the forwarder has handed it its listeners (handoff.ts), the server's connections come to the proxy directly:
+ * a CONNECT the list names is then answered at once (what the forwarder did before, see forwarder.ts), and a
+ * `host:port` entry's listener is a tunnel to that one target with no head at all.
  */
 import dns from "node:dns/promises";
 import fs from "node:fs";
@@ -10,7 +13,8 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { parseAllowlist, type EgressRule } from "./allowlist.ts";
-import { connectTarget, decide, type Verdict } from "./decide.ts";
+import { connectTarget, decide, likelyAllowed, type Verdict } from "./decide.ts";
+import { takeListeners, type Handed } from "./handoff.ts";
 import { formatRecord, type EgressRecord } from "./record.ts";
 import type { ProxySettings } from "./settings.ts";
 
@@ -24,41 +28,57 @@ export interface RunningProxy {
   close(): Promise<void>;
 }
 
-const sockets = new WeakMap<http.Server, Set<net.Socket>>();
+const ESTABLISHED = "HTTP/1.1 200 Connection Established\r\n\r\n";
 
 export async function runProxy(settings: ProxySettings, emit: (line: string) => void = (l) => process.stdout.write(`${l}\n`)): Promise<RunningProxy> {
   const gateways = [...(settings.gateways ?? []), ...defaultGateways()];
   const servers = await Promise.all(
     settings.listeners.map((l) => listen(l.socket, l.server, parseAllowlist(l.allow).rules, gateways, emit)),
   );
-  // idle connections too (the forwarder keeps some open ahead) and tunnels, which the http server no longer tracks
-  const close = (s: http.Server) => new Promise<void>((r) => {
-    s.close(() => r());
-    for (const c of sockets.get(s) ?? []) c.destroy();
-  });
-  return { close: () => Promise.all(servers.map(close)).then(() => {}) };
+  return { close: () => Promise.all(servers.map((close) => close())).then(() => {}) };
 }
 
-async function listen(socket: string, server: string, rules: EgressRule[], gateways: string[], emit: (l: string) => void): Promise<http.Server> {
-  const ctx: Ctx = { server, emit, decide: (host, port) => decide(host, port, { rules, gateways, resolve }), active: 0 };
+/** One server's listener; resolves to what closes it, its connections and the listeners the forwarder handed over. */
+async function listen(socket: string, server: string, rules: EgressRule[], gateways: string[], emit: (l: string) => void): Promise<() => Promise<void>> {
+  const ctx: Ctx = { server, emit, rules, decide: (host, port) => decide(host, port, { rules, gateways, resolve }), active: 0 };
+  const direct = new WeakSet<net.Socket>(); // accepted on a handed listener: no forwarder answered the CONNECT
   const s = http.createServer({ requestTimeout: 0 }, (req, res) => void plainHttp(ctx, req, res));
-  s.on("connect", (req: http.IncomingMessage, client: net.Socket, head: Buffer) => void tunnel(ctx, req, client, head));
+  s.on("connect", (req: http.IncomingMessage, client: net.Socket, head: Buffer) => void tunnel(ctx, req.url, client, head, direct.has(client) ? "early" : "proxy"));
   s.on("clientError", (_e, sock: net.Socket) => sock.destroy());
   s.maxConnections = MAX_CONNECTIONS;
+  // idle connections too (the forwarder keeps some open ahead) and tunnels, which the http server no longer tracks
   const open = new Set<net.Socket>();
-  sockets.set(s, open);
-  s.on("connection", (c: net.Socket) => (open.add(c), c.once("close", () => open.delete(c))));
+  const track = (c: net.Socket) => (open.add(c), c.once("close", () => open.delete(c)));
+  s.on("connection", track);
+  const handed: net.Server[] = [];
+  const onHanded = (what: Handed, handle: object) => {
+    // half-open as the http server's own sockets are: a client's FIN ends the way up only, the answer still comes down
+    const l = net.createServer({ noDelay: true, allowHalfOpen: true }, what.listener === "http"
+      ? (c) => (direct.add(c), s.emit("connection", c))
+      : (c) => (track(c), void tunnel(ctx, `${what.host}:${what.port}`, c, Buffer.alloc(0), "raw")));
+    l.maxConnections = MAX_CONNECTIONS;
+    l.on("error", () => {});
+    l.listen(handle as net.ListenOptions);
+    handed.push(l);
+  };
   // the volume's folder is made 0755 by the image's COPY: ours alone (uid 1000, the forwarder's too) before the socket is
   fs.chmodSync(path.dirname(socket), 0o700);
   fs.rmSync(socket, { force: true });
   await new Promise<void>((resolve, reject) => s.once("error", reject).listen(socket, () => resolve()));
   fs.chmodSync(socket, 0o600);
-  return s;
+  const taking = takeListeners(socket, onHanded);
+  return () => new Promise<void>((r) => {
+    taking.close();
+    for (const l of handed) l.close();
+    s.close(() => r());
+    for (const c of open) c.destroy();
+  });
 }
 
 interface Ctx {
   server: string;
   emit: (line: string) => void;
+  rules: readonly EgressRule[];
   decide: (host: string, port: number) => Promise<Verdict>;
   /** upstream connections open or being decided (bounded by MAX_UPSTREAM) */
   active: number;
@@ -85,17 +105,30 @@ function record(ctx: Ctx, r: Omit<EgressRecord, "server" | "time" | "durationMs"
   ctx.emit(formatRecord({ time: new Date(started).toISOString(), server: ctx.server, ...r, durationMs: Date.now() - started }));
 }
 
-async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
+/**
+ * How a tunnel talks to its client: "proxy" answers 200/403/502 (a forwarder took the CONNECT and answered at once,
+ * or none did and the list does not name it); "early" answers 200 at once when the list names the target (the
+ * client's next bytes wait here, nothing goes upstream before the verdict; a refusal then closes the connection);
+ * "raw" (a `host:port` forward) says nothing, a refusal closes.
+ */
+type Answer = "proxy" | "early" | "raw";
+
+async function tunnel(ctx: Ctx, authority: string | undefined, client: net.Socket, head: Buffer, answer: Answer): Promise<void> {
   const started = Date.now();
-  const t = connectTarget(req.url);
+  const t = connectTarget(authority);
   client.on("error", () => {});
-  const asked = t ?? { host: shown(req.url), port: 0 };
+  const asked = t ?? { host: shown(authority), port: 0 };
+  const early = answer === "early" && t !== undefined && likelyAllowed(ctx.rules, t.host, t.port);
+  if (early) client.write(ESTABLISHED);
+  const speaks = answer !== "raw" && !early; // whether the outcome is still to be told in HTTP
   const release = slot(ctx);
   const verdict = !release ? ({ ok: false, reason: BUSY } as const) : t ? await ctx.decide(t.host, t.port) : ({ ok: false, reason: "not host:port" } as const);
-  if (!verdict.ok) {
+  if (!verdict.ok || client.destroyed) {
     release?.();
-    client.end(refusal(ctx.server, `${asked.host}:${asked.port}`, verdict.reason, release ? 403 : 503));
-    record(ctx, { host: asked.host, port: asked.port, outcome: "denied", reason: verdict.reason, bytesUp: 0, bytesDown: 0, via: "connect" }, started);
+    if (!verdict.ok && speaks) client.end(refusal(ctx.server, `${asked.host}:${asked.port}`, verdict.reason, release ? 403 : 503));
+    else closeQuietly(client);
+    const reason = verdict.ok ? "the client closed before the connection was made" : verdict.reason;
+    record(ctx, { host: asked.host, port: asked.port, outcome: verdict.ok ? "ok" : "denied", reason, bytesUp: 0, bytesDown: 0, via: "connect" }, started);
     return;
   }
   const upstream = net.connect({ host: verdict.address, port: asked.port, timeout: CONNECT_TIMEOUT_MS, noDelay: true });
@@ -104,7 +137,7 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
   upstream.once("connect", () => {
     connected = true;
     upstream.setTimeout(0);
-    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (speaks) client.write(ESTABLISHED);
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);
     client.pipe(upstream);
@@ -112,7 +145,8 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
   upstream.once("timeout", () => upstream.destroy(new Error("connect timed out")));
   upstream.on("error", (e) => {
     failure ??= e.message;
-    if (!connected) client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    if (!connected && speaks) client.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\nconnection: close\r\n\r\n`);
+    else if (!connected) closeQuietly(client);
     else client.destroy();
   });
   client.on("close", () => (client.readableEnded && connected ? upstream.end() : upstream.destroy()));
@@ -122,6 +156,17 @@ async function tunnel(ctx: Ctx, req: http.IncomingMessage, client: net.Socket, h
     const r = { host: asked.host, port: asked.port, outcome: "ok" as const, bytesUp: upstream.bytesWritten, bytesDown: upstream.bytesRead, via: "connect" as const };
     record(ctx, failure ? { ...r, reason: failure } : r, started);
   });
+}
+
+/**
+ * A tunnel refused after its client was told 200 (or a raw forward): closed with a FIN, what it sent meanwhile read
+ * and dropped (destroying a socket with unread bytes answers RST); destroyed if it does not close within a second.
+ */
+function closeQuietly(client: net.Socket): void {
+  if (client.destroyed) return;
+  client.resume();
+  client.end();
+  setTimeout(() => client.destroy(), 1000).unref();
 }
 
 async function plainHttp(ctx: Ctx, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
