@@ -233,6 +233,12 @@ describe("a 2025-11-25 client in front of a 2026-07-28 server (prefix: false)", 
     expect(greet.inputSchema).toMatchObject({ $defs: { name: { type: "string", minLength: 1 } }, properties: { who: { $ref: "#/$defs/name" } } });
   });
 
+  it("speaks 2026-07-28 to the server in its container (probed, server/discover), with this client's capabilities", async () => {
+    const said = JSON.parse(JSON.parse(text(await gw.client.callTool({ name: "era", arguments: {} })))[0].text) as { revision: string; capabilities: Record<string, unknown> };
+    expect(said.revision).toBe("2026-07-28");
+    expect(Object.keys(said.capabilities).sort()).toEqual(["elicitation", "roots", "sampling"]);
+  });
+
   it("gets the modern server's input_required questions as real requests (elicitation, sampling, translated roots)", async () => {
     expect(text(await gw.client.callTool({ name: "ask-name", arguments: {} }))).toContain("hello Cy");
     expect(text(await gw.client.callTool({ name: "sample", arguments: {} }))).toContain("the model said seven");
