@@ -9,10 +9,15 @@
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { createMcpHandler, isLegacyRequest, type McpHttpHandler, type Server as ModernServer } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport as SessionTransport,
+  type McpHttpHandler,
+  type Server as ModernServer,
+} from "@modelcontextprotocol/server";
 import { hostPort, type ListenAddress } from "./address.ts";
 import { readBody, type Body } from "./body.ts";
 import { allowedHosts, checkBearer, checkHost, checkOrigin, type Refusal } from "./guard.ts";
@@ -86,7 +91,7 @@ export interface HttpGateway {
 }
 
 interface Session {
-  transport: StreamableHTTPServerTransport;
+  transport: SessionTransport;
   /** HTTP requests (and SSE streams) of this session open now */
   open: number;
   idleSince: number;
@@ -105,7 +110,7 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
     if (c.prompts) modern.notify.promptsChanged();
     if (c.resources) modern.notify.resourcesChanged();
   });
-  const opened = new Set<StreamableHTTPServerTransport>();
+  const opened = new Set<SessionTransport>();
   let hosts = allowedHosts(options.listen);
   const idleMs = options.idleMs ?? SESSION_IDLE_MS;
   const sweep = setInterval(() => {
@@ -148,9 +153,9 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
         session.open--;
         session.idleSince = Date.now();
       });
-      return serveRequest(session.transport, req, res, message);
+      return serveRequest(session.transport, req, res, body);
     }
-    if (req.method === "POST" && isInitialize(message)) return openSession(req, res, message);
+    if (req.method === "POST" && isInitialize(message)) return openSession(req, res, body);
     if (req.method === "POST" && modern && !(await isLegacyRequest(webRequest(req, res, body), message, { maxRequestBodySize: options.maxBodyBytes }))) return serveModern(req, res, body);
     return reply(res, 400, "Bad Request: Mcp-Session-Id header is required", {}, -32000);
   }
@@ -172,31 +177,32 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
     return token === undefined ? { status: 401, message: "Unauthorized" } : checkBearer(header(req, "authorization"), token);
   }
 
-  async function openSession(req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
+  async function openSession(req: http.IncomingMessage, res: http.ServerResponse, body: Body | undefined): Promise<void> {
     if (sessions.size >= MAX_SESSIONS) return reply(res, 503, `Service unavailable: ${MAX_SESSIONS} client sessions are open; end one (DELETE) first`);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport: SessionTransport = new SessionTransport({
       sessionIdGenerator: () => randomUUID(),
+      maxRequestBodySize: options.maxBodyBytes,
       onsessioninitialized: (sid) => {
         sessions.set(sid, { transport, open: 0, idleSince: Date.now() });
         options.log(`http: client ${sid.slice(0, 8)} connected (${sessions.size} open)`);
       },
     });
     if (!(await attach(transport, res))) return;
-    await serveRequest(transport, req, res, message);
+    await serveRequest(transport, req, res, body);
     // the transport turned the initialize away (406, 400, ...): no session began, so the gateway's session for it ends
     // now; otherwise every refused initialize would leave one behind, seen by no cap and no idle sweep
     if (transport.sessionId === undefined) await transport.close().catch(() => {});
   }
 
   /** Hands a new transport to the gateway; false (the client answered) when it is turned away. */
-  async function attach(transport: StreamableHTTPServerTransport, res: http.ServerResponse): Promise<boolean> {
+  async function attach(transport: SessionTransport, res: http.ServerResponse): Promise<boolean> {
     transport.onclose = () => {
       opened.delete(transport);
       const sid = transport.sessionId;
       if (sid !== undefined && sessions.delete(sid)) options.log(`http: client ${sid.slice(0, 8)} disconnected (${sessions.size} open)`);
     };
     try {
-      await options.host.open(transport);
+      await options.host.open(transport as unknown as Transport);
     } catch (e) {
       if (!(e instanceof ClientRefused)) throw e;
       reply(res, e.status, e.message);
@@ -233,18 +239,20 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
  * request of the body is cancelled as if the client had sent notifications/cancelled, so the gateway cancels the
  * server's call too.
  */
-async function serveRequest(transport: StreamableHTTPServerTransport, req: http.IncomingMessage, res: http.ServerResponse, message: unknown): Promise<void> {
+async function serveRequest(transport: SessionTransport, req: http.IncomingMessage, res: http.ServerResponse, body: Body | undefined): Promise<void> {
+  const message = body?.ok ? body.value : undefined;
   const ids = requestIds(message);
   if (ids.length > 0) {
     res.once("close", () => {
       if (res.writableFinished) return;
       for (const requestId of ids) {
         const cancel: JSONRPCMessage = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "the client disconnected" } };
-        transport.onmessage?.(cancel);
+        transport.onmessage?.(cancel as never);
       }
     });
   }
-  await transport.handleRequest(req, res, message);
+  const response = await transport.handleRequest(webRequest(req, res, body), message === undefined ? {} : { parsedBody: message });
+  await writeResponse(response, res);
 }
 
 /** The request as the web-standard handler takes it; its signal aborts when the client's connection closes early. */
