@@ -12,8 +12,8 @@
  *   - (c) `mcpbox serve` over stdio through a stdio-to-HTTP harness (_stdio-bridge.ts), counting only the scenarios
  *     where the transport does not matter (the HTTP-transport ones test the harness there, not mcpbox); the same
  *     harness in front of the fixture alone is part of the baseline.
- * The 2026-07-28 legs through mcpbox are `it.fails` until the gateway speaks that revision (issue 14 item 1): they
- * turn red the day they pass, to be flipped to `it`.
+ * The 2026-07-28 legs run through mcpbox like the others: the gateway speaks that revision to the client and to the
+ * fixture (probed, issue 14 item 1), so its `input_required` answers reach the suite as the fixture wrote them.
  * Each run prints one summary line (`conformance <suite> <leg> <setup>: passed/total`) for CI.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -26,7 +26,7 @@ import { ensureTestImage } from "../helpers/images.ts";
 import { containersOf, mcpboxCommand, project, REPO, waitFor, type TestProject } from "../helpers/gateway.ts";
 import { bundleFixture, fixtureContext, fixtureServer } from "./_fixture.ts";
 import { startBridge, type Bridge } from "./_stdio-bridge.ts";
-import { failureReport, inScope, runSuite, summaryLine, TRANSPORT_SCENARIOS, type Leg, type SuiteRun, type SuiteVersion } from "./_suite.ts";
+import { failureReport, warningReport, inScope, runSuite, summaryLine, TRANSPORT_SCENARIOS, type Leg, type SuiteRun, type SuiteVersion } from "./_suite.ts";
 
 const LEGS: [SuiteVersion, Leg][] = [
   ["0.1.16", "active"],
@@ -52,7 +52,7 @@ async function expectLeg(suite: SuiteVersion, leg: Leg, url: string, setup: stri
   const scope = inScope(run, exclude);
   expect(scope.length, `the suite ran no scenarios:\n${run.output.slice(-3000)}`).toBeGreaterThan(0);
   expect(failureReport(run, exclude), `${setup}: scenarios failed`).toBe("");
-  if (exclude.size === 0) expect(run.exitCode, `the suite's own verdict:\n${run.output.slice(-3000)}`).toBe(0);
+  if (exclude.size === 0) expect(run.exitCode, `the suite's own verdict:\n${warningReport(run)}\n${run.output.slice(-3000)}`).toBe(0);
   return run;
 }
 
@@ -171,9 +171,7 @@ describe("(a) mcpbox serve --http, the fixture alone, prefix: false", () => {
     });
   }
 
-  // The gateway does not speak 2026-07-28 yet (issue 14 item 1; serve --http answers it "Unsupported protocol
-  // version"): this leg is expected to fail until it does, and turns red when it passes, so it is flipped to `it`.
-  it.fails(`passes ${MODERN[0]} ${MODERN[1]} (not yet: the gateway speaks 2025-11-25 only)`, async () => {
+  it(`passes ${MODERN[0]} ${MODERN[1]}`, async () => {
     await expectLeg(MODERN[0], MODERN[1], served.url, "http prefix:false");
   });
 });
@@ -204,7 +202,7 @@ describe("(b) mcpbox serve --http, the fixture (prefix: false) aggregated beside
     });
   }
 
-  it.fails(`passes ${MODERN[0]} ${MODERN[1]} (not yet: the gateway speaks 2025-11-25 only)`, async () => {
+  it(`passes ${MODERN[0]} ${MODERN[1]}`, async () => {
     await expectLeg(MODERN[0], MODERN[1], served.url, "http aggregated");
   });
 });
@@ -230,8 +228,7 @@ describe("(c) mcpbox serve over stdio through the stdio-to-HTTP harness, the fix
     });
   }
 
-  // mcpbox over stdio does not take a 2026-07-28 connection yet (issue 14 item 1): flipped to `it` when it does
-  it.fails(`passes ${MODERN[0]} ${MODERN[1]} (not yet: the gateway speaks 2025-11-25 only)`, async () => {
+  it(`passes ${MODERN[0]} ${MODERN[1]} (the scenarios where the transport does not matter)`, async () => {
     await expectLeg(MODERN[0], MODERN[1], bridge.url, "stdio prefix:false", TRANSPORT_SCENARIOS);
   });
 });
