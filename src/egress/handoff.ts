@@ -139,7 +139,12 @@ export function offerListeners(socket: string, listeners: ReadonlyArray<{ server
     send();
   });
   server.on("error", () => finish(false));
-  server.listen(path);
+  // as the proxy's socket: uid 1000 alone (the folder is 0700 too)
+  server.listen(path, () => {
+    try {
+      fs.chmodSync(path, 0o600);
+    } catch {}
+  });
   return { done, close: () => (server.close(), finish(false)) };
 }
 

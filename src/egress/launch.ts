@@ -45,28 +45,45 @@ export interface RunningEgress {
 }
 
 export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
-  const created: Array<() => Promise<unknown>> = [];
+  // removed in this order: the containers, then what they use (networks, then the volume)
+  const containers: Array<() => Promise<unknown>> = [];
+  const used: Array<() => Promise<unknown>> = [];
   const undo = async () => {
-    for (const remove of created.reverse()) await remove().catch(() => {});
+    await Promise.all(containers.map((remove) => remove().catch(() => {})));
+    for (const remove of used.reverse()) await remove().catch(() => {});
   };
   try {
     const volume = `${o.name}-egress`;
     await o.docker.createVolume({ Name: volume, Labels: { ...o.labels } });
-    created.push(() => o.docker.getVolume(volume).remove());
-    const networks = o.networks ?? [await ownNetwork(o, created), ...(o.extraNetworks ?? [])];
-    // the host answers on its networks' gateways and on its own addresses: refused behind names as private ones are
-    const gateways = [...(await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat(), ...hostAddresses()];
+    used.push(() => o.docker.getVolume(volume).remove());
     const base = { image: o.image, name: o.name, labels: o.labels, volume };
-    const proxy = await o.docker.createContainer(proxyContainer(
-      { ...base, network: networks[0]!, ...(o.proxyHosts ? { extraHosts: o.proxyHosts } : {}) },
-      { role: "proxy", listeners: [{ server: o.server, socket: socketPath(o.server), allow: [...o.allow] }], gateways },
-    ));
-    created.push(() => proxy.remove({ force: true }));
-    for (const n of networks.slice(1)) await o.docker.getNetwork(n).connect({ Container: proxy.id });
-    const forwarder = await o.docker.createContainer(forwarderContainer(base, forwarderSettings(o.server, o.allow)));
-    created.splice(created.length - 1, 0, () => forwarder.remove({ force: true }));
-    await Promise.all([proxy.start(), forwarder.start()]);
-    await Promise.all([follow(o.docker, proxy.id, o.onRecord), follow(o.docker, forwarder.id, () => {})]);
+    // the forwarder needs no network: it starts while the proxy's network is made (it waits for the proxy to take
+    // its listeners), which is most of an egress's start
+    const forwarding = (async () => {
+      const forwarder = await o.docker.createContainer(forwarderContainer(base, forwarderSettings(o.server, o.allow)));
+      containers.push(() => forwarder.remove({ force: true }));
+      await forwarder.start();
+      await follow(o.docker, forwarder.id, () => {});
+      return forwarder;
+    })();
+    const proxying = (async () => {
+      const networks = o.networks ?? [await ownNetwork(o, used), ...(o.extraNetworks ?? [])];
+      // the host answers on its networks' gateways and on its own addresses: refused behind names as private ones are
+      const gateways = [...(await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat(), ...hostAddresses()];
+      const proxy = await o.docker.createContainer(proxyContainer(
+        { ...base, network: networks[0]!, ...(o.proxyHosts ? { extraHosts: o.proxyHosts } : {}) },
+        { role: "proxy", listeners: [{ server: o.server, socket: socketPath(o.server), allow: [...o.allow] }], gateways },
+      ));
+      containers.push(() => proxy.remove({ force: true }));
+      for (const n of networks.slice(1)) await o.docker.getNetwork(n).connect({ Container: proxy.id });
+      await proxy.start();
+      await follow(o.docker, proxy.id, o.onRecord);
+      return proxy;
+    })();
+    const settled = await Promise.allSettled([forwarding, proxying]);
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed) throw failed.reason;
+    const [forwarder, proxy] = [await forwarding, await proxying];
     return {
       proxyId: proxy.id,
       forwarderId: forwarder.id,
