@@ -115,6 +115,11 @@ describe('servers under runtime: "gvisor"', () => {
     for (const c of containers) {
       const info = await docker.getContainer(c.Id).inspect();
       expect(info.HostConfig.Runtime, info.Name).toBe("runsc");
+      // limits.pids as gVisor's own nproc; the engine's pids limit sits above the sandbox's host threads
+      expect(info.HostConfig.Ulimits, info.Name).toContainEqual(expect.objectContaining({ Name: "nproc", Hard: expect.any(Number) }));
+      const nproc = info.HostConfig.Ulimits!.find((u) => u.Name === "nproc")!.Hard!;
+      expect(nproc, info.Name).toBeLessThan(8192);
+      expect(info.HostConfig.PidsLimit, info.Name).toBeGreaterThan(45 + 8 * nproc);
     }
     const servers = containers.map((c) => c.Labels["mcpbox.server"]);
     expect(servers).toEqual(expect.arrayContaining(["ev", "fs", "code"]));

@@ -184,6 +184,21 @@ describe("runtime", () => {
     expect(args.indexOf("--runtime")).toBeLessThan(args.indexOf("--"));
   });
 
+  it("bounds a gVisor server's processes with gVisor's own nproc, the engine's pids limit above the sandbox's threads", () => {
+    const g = resolvedServer("g", { image: "i", runtime: "gvisor", limits: { pids: 64 } });
+    const h = containerOptions(g, ctx, {}).HostConfig!;
+    expect(h.Ulimits).toContainEqual({ Name: "nproc", Soft: 64, Hard: 64 });
+    expect(h.Ulimits).toContainEqual({ Name: "nofile", Soft: 8192, Hard: 8192 });
+    expect(h.PidsLimit).toBeGreaterThan(45 + 8 * 64); // an idle sandbox's host threads plus ~8 per process (measured)
+    const args = dockerRunArgs(g, { image: "i" });
+    expect(Number(args[args.indexOf("--pids-limit") + 1])).toBe(h.PidsLimit);
+    expect(args).toContain("nproc=64:64");
+    const r = resolvedServer("r", { image: "i", limits: { pids: 64 } });
+    expect(containerOptions(r, ctx, {}).HostConfig!.PidsLimit).toBe(64); // runc: the pids cgroup counts the processes
+    expect(containerOptions(r, ctx, {}).HostConfig!.Ulimits).toContainEqual({ Name: "nproc", Soft: 8192, Hard: 8192 });
+    expect(dockerRunArgs(r, { image: "i" })).toContain("nproc=8192:8192");
+  });
+
   it("takes the runtime from defaults and the engine's names from engine.runtimes", () => {
     const s = withEngine({ defaults: { runtime: "gvisor" }, engine: { runtimes: { gvisor: "runsc-kvm" } }, servers: { a: { image: "i" } } });
     expect(s.runtime).toBe("gvisor");

@@ -72,10 +72,9 @@ export function containerOptions(
       Memory: server.limits.memoryBytes,
       MemorySwap: server.limits.memoryBytes,
       NanoCpus: nanoCpus(server.limits.cpus),
-      PidsLimit: server.limits.pids,
       Tmpfs: { "/tmp": tmpfsOptions(server) },
       Binds: server.mounts.map(bindSpec),
-      Ulimits: ULIMITS.map((u) => ({ ...u })),
+      ...processLimits(server),
       // runtime "gvisor": the engine's runsc; none asked for "runc", the engine's default
       ...(server.engineRuntime ? { Runtime: server.engineRuntime } : {}),
       // no AutoRemove: it loses the OOM flag; the container is removed explicitly after it stops (ENVIRONMENT)
@@ -98,11 +97,12 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   if (server.readOnlyRoot) args.push("--read-only");
   args.push("--user", server.user, "--cap-drop", "ALL", "--security-opt", SECURITY_OPT, "--init");
   args.push("--memory", sizeArg(l.memory, l.memoryBytes), "--memory-swap", sizeArg(l.memory, l.memoryBytes));
-  args.push("--cpus", String(l.cpus), "--pids-limit", String(l.pids));
+  const processes = processLimits(server);
+  args.push("--cpus", String(l.cpus), "--pids-limit", String(processes.PidsLimit));
   if (server.engineRuntime) args.push("--runtime", server.engineRuntime);
   args.push("--tmpfs", `/tmp:${tmpfsOptions(server)}`);
   for (const m of server.mounts) args.push("-v", bindSpec(m));
-  for (const u of ULIMITS) args.push("--ulimit", `${u.Name}=${u.Soft}:${u.Hard}`);
+  for (const u of processes.Ulimits) args.push("--ulimit", `${u.Name}=${u.Soft}:${u.Hard}`);
   for (const pair of envPairs(server.env)) args.push("-e", pair);
   for (const name of Object.keys(server.secrets)) args.push("-e", name);
   args.push("--label", `${LABEL.managed}=true`, "--label", `${LABEL.server}=${server.name}`);
@@ -112,6 +112,33 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   args.push("--", ctx.image, ...(cmd ?? []));
   return args;
 }
+
+export interface ProcessLimits {
+  PidsLimit: number;
+  Ulimits: { Name: string; Soft: number; Hard: number }[];
+}
+
+/**
+ * `limits.pids` as the engine options that enforce it. runc: the pids cgroup counts the container's own processes.
+ * Under runsc the engine's pids limit bounds the sandbox's host threads instead: the idle sandbox holds about 45 and each
+ * process in it costs about 8 more (measured, ptrace platform), so at 64 a bash pipeline ran it out and gVisor's Go
+ * runtime died on a failed thread creation (exit 2, output lost). gVisor's own kernel counts the processes and threads
+ * of the sandbox's uid against RLIMIT_NPROC, so nproc carries limits.pids there (fork and clone fail with EAGAIN, as
+ * under the pids cgroup), and the engine's limit stays as a backstop well above it.
+ */
+export function processLimits(server: Pick<ResolvedServer, "runtime" | "limits">): ProcessLimits {
+  const pids = server.limits.pids;
+  if (server.runtime !== "gvisor") return { PidsLimit: pids, Ulimits: ULIMITS.map((u) => ({ ...u })) };
+  return {
+    PidsLimit: GVISOR_SANDBOX_PIDS + GVISOR_PIDS_PER_TASK * pids,
+    Ulimits: ULIMITS.map((u) => (u.Name === "nproc" ? { Name: u.Name, Soft: pids, Hard: pids } : { ...u })),
+  };
+}
+
+/** host threads of an idle runsc sandbox (about 45 measured), with room */
+const GVISOR_SANDBOX_PIDS = 128;
+/** host threads per process in the sandbox (about 8 measured; a thread costs less) */
+const GVISOR_PIDS_PER_TASK = 12;
 
 /** A plain `docker run` has no egress proxy: an allowlist would silently become "none" (or, edited, everything). */
 export function directEgressError(servers: readonly string[], file?: string): McpboxError {
