@@ -7,7 +7,7 @@
  *     server would have sent), and retries for it, at most MAX_ROUNDS times.
  */
 import { ErrorCode, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
-import { vetClientRequest } from "./client-requests.ts";
+import { PENDING_PER_CLIENT, vetClientRequest } from "./client-requests.ts";
 import { askLegacyClient } from "./forward.ts";
 import { translateRoots } from "./roots.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
@@ -30,9 +30,20 @@ export function isInputRequired(r: unknown): r is InputRequired {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** The questions of an answer, each one as the policy lets it reach the client (a refused one fails the call). */
+/**
+ * The questions of an answer, each one as the policy lets it reach the client (a refused one fails the call). More
+ * questions than one server may have waiting on one client (PENDING_PER_CLIENT, SECURITY boundary 5) fail the call.
+ */
 function vetted(up: Upstream, answer: InputRequired): [string, Request][] {
   const requests = isRecord(answer.inputRequests) ? answer.inputRequests : {};
+  const count = Object.keys(requests).length;
+  if (count > PENDING_PER_CLIENT) {
+    throw new RpcError(
+      ErrorCode.InternalError,
+      `server ${up.name} asked ${count} questions at once (input_required); mcpbox passes at most ${PENDING_PER_CLIENT} ` +
+        `(its cap on requests one server may have pending at the client), so this call failed`,
+    );
+  }
   return Object.entries(requests).map(([key, r]) => {
     const method = isRecord(r) && typeof r.method === "string" ? r.method : "";
     const params = isRecord(r) && isRecord(r.params) ? r.params : {};
