@@ -172,7 +172,8 @@ export const isInsideResolved = (child: string, parent: string, paths: PathApi =
 
 export const isInside = (child: string, parent: string, paths: PathApi = path): boolean => {
   const rel = paths.relative(parent, child);
-  return rel !== "" && !rel.startsWith("..") && !paths.isAbsolute(rel);
+  // "..x" is a name inside parent; only ".." itself or a path starting "../" (or "..\\") leaves it
+  return rel !== "" && rel !== ".." && !rel.startsWith(`..${paths.sep}`) && !paths.isAbsolute(rel);
 };
 
 /** ~/x for a path under home (with "/" on every OS: the way people write it in the config). */

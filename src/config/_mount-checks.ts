@@ -6,7 +6,7 @@ import path from "node:path";
 import type { ParsedServer } from "./schema.ts";
 import type { Problem } from "./problems.ts";
 import { hostPath } from "./resolve.ts";
-import { denyReason, pathsOf, type DenyEnv } from "./_denylist.ts";
+import { denyReason, isInside, pathsOf, type DenyEnv } from "./_denylist.ts";
 import { writableDanger, type WritableEnv } from "./_writable.ts";
 
 export type MountEnv = DenyEnv &
@@ -143,6 +143,5 @@ function sourceOf(dir: string, source: string, env: MountEnv): string {
 }
 
 function isStrictlyInside(child: string, parent: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  return isInside(child, parent, path);
 }

@@ -4,7 +4,7 @@
  */
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { denyReason, isInside, tilde, type DenyEnv } from "./_denylist.ts";
+import { denyReason, isInside, isInsideResolved, tilde, type DenyEnv } from "./_denylist.ts";
 import { writableDanger, type WritableEnv } from "./_writable.ts";
 import { checkMounts, type MountEnv } from "./_mount-checks.ts";
 import type { Problem } from "./problems.ts";
@@ -129,6 +129,22 @@ describe("path helpers follow the OS given", () => {
     expect(isInside("C:\\Users\\me\\x", "c:\\users\\me", path.win32)).toBe(true);
     expect(isInside("C:\\Users\\mex", "C:\\Users\\me", path.win32)).toBe(false);
     expect(isInside("D:\\Users\\me\\x", "C:\\Users\\me", path.win32)).toBe(false);
+    // a name that starts with two dots is inside; ".." itself and what it leads to are not
+    expect(isInside("C:\\Users\\u\\.ssh\\..x", "C:\\Users\\u\\.ssh", path.win32)).toBe(true);
+    expect(isInside("C:\\Users\\u\\.ssh\\..\\x", "C:\\Users\\u\\.ssh", path.win32)).toBe(false);
+    expect(isInside("C:\\Users\\u", "C:\\Users\\u\\.ssh", path.win32)).toBe(false);
+  });
+
+  it("isInside and isInsideResolved with POSIX rules: whole names, never a prefix of one", () => {
+    for (const inside of [isInside, isInsideResolved]) {
+      expect(inside("/a/b/c", "/a/b", path.posix)).toBe(true);
+      expect(inside("/a/bc", "/a/b", path.posix)).toBe(false);
+      expect(inside("/a/b", "/a/b", path.posix)).toBe(false);
+      expect(inside("/a", "/a/b", path.posix)).toBe(false);
+      expect(inside("/a/b/..x", "/a/b", path.posix)).toBe(true);
+      expect(inside("/x", "/", path.posix)).toBe(true);
+    }
+    expect(isInside("/a/b/../c", "/a/b", path.posix)).toBe(false);
   });
   it("tilde writes ~/ with forward slashes on every OS", () => {
     expect(tilde("C:\\Users\\me\\AppData\\Roaming\\Claude", "C:\\Users\\me", "win32")).toBe("~/AppData/Roaming/Claude");

@@ -52,7 +52,7 @@ export function fileSharingProblem(source: string, engine: EngineKind | undefine
   const s = fold(source);
   const inside = shared.some((d) => {
     const rel = p.relative(fold(d), s);
-    return rel === "" || (!rel.startsWith("..") && !p.isAbsolute(rel));
+    return rel === "" || (rel !== ".." && !rel.startsWith(`..${p.sep}`) && !p.isAbsolute(rel)); // "..x" is a name inside
   });
   if (inside) return undefined;
   return `${source} is not shared with Docker Desktop (it shares ${shared.join(", ")})`;
