@@ -10,7 +10,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../src/docker/engine.ts";
 import { LABEL } from "../src/policy/labels.ts";
-import { GatewayEvents } from "../src/gateway/events.ts";
+import { GatewayEvents } from "../src/monitor/events.ts";
 import { publishGateway } from "../src/monitor/publisher.ts";
 import { ensureTestImage } from "./helpers/images.ts";
 import { connect, mcpboxCommand, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
