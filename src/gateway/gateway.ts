@@ -147,6 +147,7 @@ export class Gateway {
   holdSubscriptions(uris: readonly string[]): () => void {
     const holder = new ClientSession(undefined, (s) => this.#ended(s));
     this.sessions.add(holder);
+    const added = new Map<Upstream, string[]>();
     for (const exposed of uris) {
       const route = routeResource(this.catalog, exposed);
       const up = route && this.upstreams.get(route.server);
@@ -156,11 +157,9 @@ export class Gateway {
       mine.add(route.uri);
       if (up.subscriptions.has(route.uri)) continue;
       up.subscriptions.add(route.uri); // a server that starts later is subscribed when ready (forward.ts onReady)
-      if (up.era === "modern") void up.listen().catch(() => {});
-      else if (up.state === "running" && up.capabilities?.resources?.subscribe) {
-        void up.request({ method: "resources/subscribe", params: { uri: route.uri } }, { timeout: 10_000 }).catch(() => {});
-      }
+      added.set(up, [...(added.get(up) ?? []), route.uri]);
     }
+    tellServers(added, "resources/subscribe");
     return () => void holder.close();
   }
 
@@ -212,17 +211,16 @@ export class Gateway {
     this.fastLane.sessionClosed(session);
     this.roundTrips.sessionClosed(session);
     for (const [handle, owner] of this.taskOwners) if (owner === session) this.taskOwners.delete(handle);
+    const dropped = new Map<Upstream, string[]>();
     for (const [up, uris] of session.subscriptions) {
       for (const uri of uris) {
         if ([...this.sessions].some((s) => s.subscriptions.get(up)?.has(uri))) continue;
         up.subscriptions.delete(uri);
-        if (up.era === "modern") void up.listen().catch(() => {});
-        else if (up.state === "running" && up.capabilities?.resources?.subscribe) {
-          void up.request({ method: "resources/unsubscribe", params: { uri } }, { timeout: 10_000 }).catch(() => {});
-        }
+        dropped.set(up, [...(dropped.get(up) ?? []), uri]);
       }
     }
     session.subscriptions.clear();
+    tellServers(dropped, "resources/unsubscribe");
   }
 
   /** A legacy client's initialize: its capabilities go to the servers (the first client's), then what is offered. */
@@ -348,4 +346,30 @@ async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<v
   const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
   await Promise.race([Promise.allSettled(promises), timeout]);
   clearTimeout(timer);
+}
+
+/** (Un)subscribe requests a 2025-11-25 server gets at once for one listen request or one client that went away. */
+export const SUBSCRIBE_CONCURRENCY = 4;
+
+/**
+ * Tells each server which of its URIs the gateway now wants to hear of, or no longer: a 2026-07-28 server reopens
+ * its listen stream once (however many URIs changed), a 2025-11-25 one gets one request per URI, at most
+ * SUBSCRIBE_CONCURRENCY at a time (a listen request naming 1000 URIs is not 1000 round trips at once).
+ */
+function tellServers(changed: ReadonlyMap<Upstream, readonly string[]>, method: "resources/subscribe" | "resources/unsubscribe"): void {
+  for (const [up, uris] of changed) {
+    if (up.era === "modern") {
+      void up.listen().catch(() => {});
+      continue;
+    }
+    if (up.state !== "running" || !up.capabilities?.resources?.subscribe) continue;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < uris.length) {
+        const uri = uris[next++]!;
+        await up.request({ method, params: { uri } }, { timeout: 10_000 }).catch(() => {});
+      }
+    };
+    for (let i = 0; i < Math.min(SUBSCRIBE_CONCURRENCY, uris.length); i++) void worker();
+  }
 }
