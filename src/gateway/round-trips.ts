@@ -28,8 +28,12 @@ export const PARK_MS = 10 * 60_000;
 const PARKED_PREFIX = "mcpbox-rt-";
 /**
  * At most this many round trips wait for a retry at once, all clients together: a client that starts calls (or
- * approvals) and never comes back would otherwise grow memory for PARK_MS each. Over it, the oldest of the client
- * that holds the most gives way, so a client that floods loses its own round trips, never another's.
+ * approvals) and never comes back would otherwise grow memory for PARK_MS each. Over it, the oldest round trip of the
+ * clients that hold the most gives way: a client holding fewer than another never loses one, and one holding as many
+ * as the most loses its oldest only if it is the oldest of theirs. A client is known by what it declares (clientKey):
+ * one that floods under one name loses its own; one that changes its name per request holds 1 per name, so an honest
+ * client holding more loses down to 1, and its last only once MAX_PARKED newer round trips wait; one that copies
+ * another's name shares that client's MAX_PARKED_PER_CLIENT.
  */
 export const MAX_PARKED = 256;
 /** At most this many round trips of one client wait for its retry at once; its own oldest gives way to its new one. */
@@ -38,7 +42,10 @@ export const MAX_PARKED_PER_CLIENT = 32;
 /**
  * Who a bound counts against: a long-lived connection (stdio, a 2025-11-25 HTTP session) is its session; a
  * 2026-07-28 client over HTTP, whose every request is a session of its own, is known only by the clientInfo its
- * requests carry (two clients that send the same share one bound).
+ * requests carry (two clients that send the same share one bound). Self-declared, so a hostile client can change it
+ * per request or copy another's: nothing better is at hand. All HTTP clients share one bearer token; 2026-07-28 has no
+ * Mcp-Session-Id; a connection (remote port) is no identity either, as a retry may come on a new connection (keep-alive
+ * 5 s, an answer a person gives takes longer) and a flooder may open many. See RoundTrips.park for what holds.
  */
 export function clientKey(session: ClientSession | undefined): unknown {
   if (session === undefined) return "client:unknown";
@@ -203,11 +210,7 @@ export class RoundTrips {
     if (this.#count.get(client)! > MAX_PARKED_PER_CLIENT) {
       this.#giveWay(client, `more than ${MAX_PARKED_PER_CLIENT} round trips of this client waited for its retry: its oldest gave way`);
     }
-    while (this.#parked.size > MAX_PARKED) {
-      let most: unknown;
-      for (const [c, n] of this.#count) if (most === undefined || n > this.#count.get(most)!) most = c;
-      this.#giveWay(most, `more than ${MAX_PARKED} round trips waited for their client's retry: the oldest of the client with the most gave way`);
-    }
+    while (this.#parked.size > MAX_PARKED) this.#giveWayAtCeiling();
     return token;
   }
 
@@ -222,6 +225,21 @@ export class RoundTrips {
       if (p.client !== client) continue;
       this.#drop(token);
       p.value.abort(why);
+      return;
+    }
+  }
+
+  /**
+   * Over the ceiling: the oldest round trip of all those whose clients hold the most (a tie between clients is broken
+   * by the age of the round trip, not of the client), so a client holding fewer than another never gives way.
+   */
+  #giveWayAtCeiling(): void {
+    let most = 0;
+    for (const n of this.#count.values()) if (n > most) most = n;
+    for (const [token, p] of this.#parked) {
+      if (this.#count.get(p.client) !== most) continue;
+      this.#drop(token);
+      p.value.abort(`more than ${MAX_PARKED} round trips waited for their client's retry: the oldest of the clients holding the most gave way`);
       return;
     }
   }
