@@ -5,7 +5,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { startHttp, type ConnectionLimits, type HttpGateway } from "./server.ts";
+import http from "node:http";
+import { startHttp, writeResponse, type ConnectionLimits, type HttpGateway } from "./server.ts";
 import { TokenSource } from "./token.ts";
 
 let served: HttpGateway | undefined;
@@ -167,6 +168,43 @@ describe("startHttp", () => {
     const a = await client(url);
     expect((await a.c.listTools()).tools).toHaveLength(1);
     await a.c.close();
+  });
+});
+
+describe("writeResponse", () => {
+  it("reads no more of a stream its client does not read, and cuts the client off after stallMs", async () => {
+    const MiB = 1024 * 1024;
+    let pulled = 0;
+    let finished: Promise<void> | undefined;
+    let response: http.ServerResponse | undefined;
+    const server = http.createServer((_req, res) => {
+      response = res;
+      const body = new ReadableStream<Uint8Array>({
+        pull(c) {
+          if (pulled >= 256 * MiB) return c.close(); // without backpressure the whole 256 MiB would be pulled at once
+          pulled += MiB;
+          c.enqueue(new Uint8Array(MiB));
+        },
+      }, { highWaterMark: 0 });
+      finished = writeResponse(new Response(body, { headers: { "content-type": "text/event-stream" } }), res, 300);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const port = (server.address() as net.AddressInfo).port;
+      const s = net.connect(port, "127.0.0.1");
+      s.on("error", () => {});
+      s.pause(); // a client that never reads its stream
+      s.write(`GET /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      await new Promise((r) => setTimeout(r, 100));
+      while (!finished) await new Promise((r) => setTimeout(r, 10));
+      await finished;
+      expect(response!.destroyed).toBe(true);
+      expect(pulled).toBeLessThan(64 * MiB); // what the socket buffers took, not the stream
+      s.destroy();
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });
 

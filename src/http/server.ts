@@ -265,8 +265,15 @@ function webRequest(req: http.IncomingMessage, res: http.ServerResponse, body: B
   return new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, { method: req.method, headers, signal: abort.signal, ...(text === undefined ? {} : { body: text }) });
 }
 
-/** A web-standard Response onto the Node response, streamed (SSE), stopped when the client goes. */
-async function writeResponse(response: Response, res: http.ServerResponse): Promise<void> {
+/** How long a response may wait for its client to read what was written before the client counts as gone. */
+export const STALL_MS = 30_000;
+
+/**
+ * A web-standard Response onto the Node response, streamed (SSE), stopped when the client goes. It reads no more while
+ * the socket's buffer is full, and a client that reads nothing for `stallMs` is cut off: a stream whose reader stopped
+ * (a stalled or hostile client) would otherwise keep every notification a server sends in the gateway's memory.
+ */
+export async function writeResponse(response: Response, res: http.ServerResponse, stallMs = STALL_MS): Promise<void> {
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) return void res.end();
   const reader = response.body.getReader();
@@ -274,9 +281,30 @@ async function writeResponse(response: Response, res: http.ServerResponse): Prom
   for (;;) {
     const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }));
     if (done) break;
-    res.write(value);
+    if (!res.write(value) && !(await drained(res, stallMs))) {
+      res.destroy();
+      await reader.cancel().catch(() => {});
+      return;
+    }
   }
   res.end();
+}
+
+/** true once the response's buffer drained; false when the client closed or read nothing for `ms`. */
+function drained(res: http.ServerResponse, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      res.off("drain", onDrain);
+      res.off("close", onClose);
+      resolve(ok);
+    };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    const timer = setTimeout(() => done(false), ms);
+    res.once("drain", onDrain);
+    res.once("close", onClose);
+  });
 }
 
 function requestIds(message: unknown): (string | number)[] {
