@@ -55,8 +55,8 @@ export const PENDING_PER_SERVER = 4 * CAPS.pendingClientRequests;
  * A 2026-07-28 HTTP client is its self-declared clientInfo there: one that copies another's shares its
  * PENDING_PER_CLIENT; one that changes it per request can fill a server's PENDING_PER_SERVER, and that server's next
  * questions to any client are refused until the flooder's give way. Its questions ride its parked round trips, so they
- * are released when those are (answered, MAX_PARKED in round-trips.ts, PARK_MS): a question waiting on an answer is
- * never taken from a client that did not flood.
+ * are released when those are (answered, MAX_PARKED in round-trips.ts, PARK_MS). Here a question that waits is never
+ * taken away: only new ones are refused.
  */
 export class PendingRequests<S = unknown> {
   readonly #servers = new Map<S, { total: number; clients: Map<unknown, number>; capped: boolean }>();
