@@ -292,7 +292,7 @@ describe("python runs as `python3 .run_code.py` would (the pre-started interpret
 });
 
 describe("python's exit in the pre-started interpreter (it skips freeing the interpreter, issue 16)", () => {
-  it("still runs what a program can see at exit: threads joined, atexit, __del__ of globals, unclosed files, C stdio", async () => {
+  it("still runs what a program can see at exit: threads joined, atexit, __del__ of globals, unclosed files (also in helper modules and cycles), C stdio", async () => {
     const r = await startRunner({ pool: 1, languages: ["python"], timeouts: { runMs: 60_000 } });
     try {
       const code = [
@@ -309,6 +309,13 @@ describe("python's exit in the pre-started interpreter (it skips freeing the int
         "sys.exit(4)",
       ].join("\n");
       expect(await r.run("python", code)).toMatchObject({ exitCode: 4, stderr: "", stdout: "main done\nthread joined\natexit\ndel of a global\nan unclosed file\n" });
+      // a writer python3 flushes only when it frees it: held by a helper module from the files, or in a reference cycle
+      const helper = { "helper.py": "out = open(1, 'w', closefd=False)\nout.write('from a helper module\\n')\n" };
+      expect(await r.run("python", "import helper\nprint('main')", { files: helper })).toMatchObject({ exitCode: 0, stderr: "", stdout: "main\nfrom a helper module\n" });
+      const cycle = "class C:\n    pass\nc = C()\nc.me = c\nc.out = open(1, 'w', closefd=False)\nc.out.write('in a cycle\\n')\nprint('main')";
+      expect(await r.run("python", cycle)).toMatchObject({ exitCode: 0, stderr: "", stdout: "main\nin a cycle\n" });
+      const stashed = "import sys\nsys.mcpbox_out = open(1, 'w', closefd=False)\nsys.mcpbox_out.write('in a module of the stdlib\\n')";
+      expect(await r.run("python", stashed)).toMatchObject({ exitCode: 0, stderr: "", stdout: "in a module of the stdlib\n" });
       // C code's stdout buffer (a pipe: fully buffered) is flushed by exit(): with ctypes loaded Python's own exit runs
       expect(await r.run("python", "import ctypes\nctypes.CDLL(None).printf(b'from C\\n')")).toMatchObject({ exitCode: 0, stdout: "from C\n" });
       expect((await r.run("python", "import sys\nsys.exit(2**40)")).exitCode).toBe(0); // as python3 says (its low 32 bits)

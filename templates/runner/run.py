@@ -33,8 +33,10 @@ PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js
 # carries anything of a request (the interpreter is fresh, its container serves one run).
 STUB = r"""
 import os, sys
-import atexit, builtins, importlib.machinery, io, types
+import atexit, builtins, gc, importlib.machinery, io, types, _weakref
 compile("print(1)\n", "<mcpbox-warm-up>", "exec", dont_inherit=True)
+_mcpbox_stdlib = os.path.dirname(os.__file__) + "/"
+gc.freeze()  # what exists now (nothing of the run) stays out of gc.get_objects() and the collections
 if os.read(0, 2) != b"go":
     os._exit(0)
 fd = os.open("/tmp/.run_code.stdin", os.O_RDONLY)
@@ -46,14 +48,36 @@ _mcpbox_status = [0]
 def _mcpbox_exit():
     # The first atexit callback registered, so the last run: the code's own callbacks have run, and before them Python
     # joined its non-daemon threads. What Python's exit does after this is free the interpreter, about 5 ms of a run
-    # under gVisor (2.5 natively; measured). What of it a program can see is done here (its __main__ globals released:
-    # their __del__ and unclosed files' flushes run; stdout and stderr flushed), then it ends with the same status.
-    # Anything unusual (a status that is no C int, a flush that fails, ctypes loaded): Python's own exit, as before.
+    # under gVisor (2.5 natively; measured). That is skipped (stdout and stderr flushed, then the same status) only
+    # when freeing what the run made can show nothing: among the run's objects, alive or garbage in a cycle (gc.freeze
+    # above keeps the stub's own out of gc.get_objects), no open writer, no object with __del__, no generator or
+    # coroutine, no weakref with a callback, no module from outside the stdlib (as a helper from the files), and few
+    # enough objects to look through in well under a millisecond. Else, or for anything unusual (a status that is no
+    # C int, a flush that fails, ctypes loaded), Python's own exit frees them in its own order, as python3 would.
     status = _mcpbox_status[0]
     if type(status) is not int or not -2**31 <= status < 2**31 or "_ctypes" in sys.modules:
         return  # ctypes: C code may hold output in its stdio buffers, which only exit() flushes
     try:
-        _mcpbox_main.__dict__.clear()
+        alive = gc.get_objects()
+        if len(alive) > 500:
+            return
+        std = (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)
+        for o in alive:
+            if isinstance(o, io.IOBase):
+                if not any(o is f for f in std) and not o.closed and o.writable():
+                    return
+            elif isinstance(o, (types.GeneratorType, types.CoroutineType, types.AsyncGeneratorType)):
+                return
+            elif isinstance(o, _weakref.ReferenceType):
+                if o.__callback__ is not None:
+                    return
+            elif isinstance(o, types.ModuleType):
+                if o is not _mcpbox_main and o.__name__ not in sys.builtin_module_names:
+                    file = o.__dict__.get("__file__")
+                    if not isinstance(file, str) or not file.startswith(_mcpbox_stdlib) or "-packages/" in file:
+                        return
+            elif getattr(type(o), "__del__", None) is not None:
+                return
         for f in (sys.stdout, sys.stderr):
             if f is not None and not f.closed:
                 f.flush()
