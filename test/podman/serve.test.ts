@@ -18,7 +18,7 @@ let p: TestProject;
 let gw: Connected;
 /**
  * A JSON-RPC server that answers `first_line` with the first line its stdin ever carried. Podman hands the body of a
- * hijacked attach request to the container's stdin (ENVIRONMENT): a server must see the client's initialize first.
+ * hijacked attach request to the container's stdin (ENVIRONMENT): a server must see the gateway's first message first.
  */
 const FIRST_LINE_SERVER = [
   "let first;",
@@ -63,10 +63,11 @@ describe("mcpbox serve on Podman", () => {
     expect(text(await gw.client.callTool({ name: "ev__get-sum", arguments: { a: 2, b: 3 } }))).toContain("5");
   });
 
-  it("gives a server the client's initialize as the first line on its stdin, nothing of the attach request", async () => {
+  it("gives a server the gateway's first message as the first line on its stdin, nothing of the attach request", async () => {
     const r = await gw.client.callTool({ name: "probe__first_line", arguments: {} });
     const first = JSON.parse((r.content as { text: string }[])[0]!.text) as { method?: string; jsonrpc?: string };
-    expect(first).toMatchObject({ jsonrpc: "2.0", method: "initialize" });
+    // the era probe (SPEC 4.8): server/discover on a server's first start, initialize after this one answers -32601
+    expect(first).toMatchObject({ jsonrpc: "2.0", method: "server/discover" });
   });
 
   it("reads a read-only mount and cannot write to it", async () => {
