@@ -5,7 +5,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { bearerHeaders, compact, envMap } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 const envRef = (v: string) => `\${${v}}`;
 
@@ -15,8 +15,7 @@ export const claudeCode: ClientDescriptor = {
   docs: "https://docs.anthropic.com/en/docs/claude-code/mcp",
   format: "json",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: inHome(".claude.json"),
-  projectFile: ".mcp.json",
+  ...CLIENT_LOCATIONS["claude-code"],
   envRef,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ type: "http", url: e.url, headers: bearerHeaders(e, envRef) }),

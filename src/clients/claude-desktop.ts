@@ -8,6 +8,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const claudeDesktop: ClientDescriptor = {
   name: "claude-desktop",
@@ -15,11 +16,7 @@ export const claudeDesktop: ClientDescriptor = {
   docs: "https://modelcontextprotocol.io/quickstart/user",
   format: "json",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: (d) => {
-    if (d.os === "macos") return d.join(d.appSupport, "Claude", "claude_desktop_config.json");
-    if (d.os === "windows") return d.join(d.appData, "Claude", "claude_desktop_config.json");
-    return d.join(d.xdgConfig, "Claude", "claude_desktop_config.json");
-  },
+  ...CLIENT_LOCATIONS["claude-desktop"],
   serverEnv: "minimal",
   render: (e) => compact({ command: e.command, args: e.args }),
 };

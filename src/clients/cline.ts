@@ -8,7 +8,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
-import { inHome, vscodeUserDir } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const cline: ClientDescriptor = {
   name: "cline",
@@ -16,14 +16,6 @@ export const cline: ClientDescriptor = {
   docs: "https://docs.cline.bot/mcp/configuring-mcp-servers",
   format: "json",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: (d) =>
-    d.join(vscodeUserDir(d), "globalStorage", "saoudrizwan.claude-dev", "settings", "cline_mcp_settings.json"),
-  siblings: [
-    {
-      title: "Cline CLI",
-      file: inHome(".cline", "data", "settings", "cline_mcp_settings.json"),
-      installedAt: inHome(".cline"),
-    },
-  ],
+  ...CLIENT_LOCATIONS.cline,
   render: (e) => compact({ command: e.command, args: e.args, disabled: false }),
 };

@@ -6,7 +6,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const codex: ClientDescriptor = {
   name: "codex",
@@ -14,8 +14,7 @@ export const codex: ClientDescriptor = {
   docs: "https://developers.openai.com/codex/mcp",
   format: "toml",
   servers: { path: ["mcp_servers"], shape: "map" },
-  userFile: inHome(".codex", "config.toml"),
-  projectFile: ".codex/config.toml",
+  ...CLIENT_LOCATIONS.codex,
   render: (e) => {
     const forward = Object.keys(e.env);
     return compact({ command: e.command, args: e.args, env_vars: forward.length > 0 ? forward : undefined });

@@ -5,7 +5,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const continueDev: ClientDescriptor = {
   name: "continue",
@@ -13,7 +13,7 @@ export const continueDev: ClientDescriptor = {
   docs: "https://docs.continue.dev/customize/deep-dives/mcp",
   format: "yaml",
   servers: { path: ["mcpServers"], shape: "list" },
-  userFile: inHome(".continue", "config.yaml"),
+  ...CLIENT_LOCATIONS["continue"],
   skeleton: { name: "Local Config", version: "1.0.0", schema: "v1" },
   render: (e) => compact({ name: e.name, type: "stdio", command: e.command, args: e.args }),
 };

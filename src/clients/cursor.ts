@@ -4,7 +4,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { bearerHeaders, compact, envMap } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 const envRef = (v: string) => `\${env:${v}}`;
 
@@ -14,8 +14,7 @@ export const cursor: ClientDescriptor = {
   docs: "https://cursor.com/docs/mcp",
   format: "json",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: inHome(".cursor", "mcp.json"),
-  projectFile: ".cursor/mcp.json",
+  ...CLIENT_LOCATIONS.cursor,
   envRef,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ url: e.url, headers: bearerHeaders(e, envRef) }),

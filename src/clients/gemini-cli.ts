@@ -6,7 +6,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { bearerHeaders, compact, envMap } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 const envRef = (v: string) => `\${${v}}`;
 
@@ -16,8 +16,7 @@ export const geminiCli: ClientDescriptor = {
   docs: "https://geminicli.com/docs/tools/mcp-server/",
   format: "jsonc",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: inHome(".gemini", "settings.json"),
-  projectFile: ".gemini/settings.json",
+  ...CLIENT_LOCATIONS["gemini-cli"],
   envRef,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ httpUrl: e.url, headers: bearerHeaders(e, envRef) }),

@@ -6,6 +6,7 @@
  */
 import type { ClientDescriptor, ForeignEntry } from "./types.ts";
 import { readCommon, stringMap, strings } from "./_read.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const goose: ClientDescriptor = {
   name: "goose",
@@ -13,10 +14,7 @@ export const goose: ClientDescriptor = {
   docs: "https://block.github.io/goose/docs/guides/config-files",
   format: "yaml",
   servers: { path: ["extensions"], shape: "map" },
-  userFile: (d) =>
-    d.os === "windows"
-      ? d.join(d.appData, "Block", "goose", "config", "config.yaml")
-      : d.join(d.xdgConfig, "goose", "config.yaml"),
+  ...CLIENT_LOCATIONS.goose,
   render: (e) => ({
     name: e.name,
     type: "stdio",

@@ -5,7 +5,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { compact } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const lmStudio: ClientDescriptor = {
   name: "lm-studio",
@@ -13,6 +13,6 @@ export const lmStudio: ClientDescriptor = {
   docs: "https://lmstudio.ai/docs/app/mcp",
   format: "json",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: inHome(".lmstudio", "mcp.json"),
+  ...CLIENT_LOCATIONS["lm-studio"],
   render: (e) => compact({ command: e.command, args: e.args }),
 };

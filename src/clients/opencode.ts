@@ -6,6 +6,7 @@
 import type { ClientDescriptor, ForeignEntry } from "./types.ts";
 import { bearerHeaders, compact, envMap } from "./types.ts";
 import { readCommon, stringMap, strings } from "./_read.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 const envRef = (v: string) => `{env:${v}}`;
 
@@ -16,8 +17,7 @@ export const opencode: ClientDescriptor = {
   format: "jsonc",
   servers: { path: ["mcp"], shape: "map" },
   // opencode follows XDG on every OS, so Windows too reads %USERPROFILE%\.config\opencode
-  userFile: (d) => d.join(d.os === "linux" ? d.xdgConfig : d.join(d.home, ".config"), "opencode", "opencode.json"),
-  projectFile: "opencode.json",
+  ...CLIENT_LOCATIONS.opencode,
   envRef,
   render: (e) =>
     compact({ type: "local", command: [e.command, ...e.args], enabled: true, environment: envMap(e, envRef) }),

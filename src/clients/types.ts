@@ -3,23 +3,12 @@
  * servers sit inside it, and how one stdio server entry looks there. Descriptors are data plus one pure function.
  */
 
+import type { ClientLocation } from "../locations/clients.ts";
+
 export type ConfigFormat = "json" | "jsonc" | "yaml" | "toml";
 
-export type OsName = "macos" | "windows" | "linux";
-
-/** The folders a location is built from; all absolute, for the OS the paths are for. */
-export interface PlatformDirs {
-  os: OsName;
-  home: string;
-  /** Windows %APPDATA% (default <home>\AppData\Roaming) */
-  appData: string;
-  /** macOS ~/Library/Application Support */
-  appSupport: string;
-  /** Linux $XDG_CONFIG_HOME (default ~/.config) */
-  xdgConfig: string;
-  /** joins with the OS's separator */
-  join: (...parts: string[]) => string;
-}
+export type { OsName, PlatformDirs } from "../locations/dirs.ts";
+export type { ClientLocation, SiblingFile } from "../locations/clients.ts";
 
 /**
  * One stdio server as mcpbox wants it started. `env` maps a variable the child must see to the host variable its
@@ -45,19 +34,14 @@ export interface ServersAt {
   shape: "map" | "list";
 }
 
-export interface ClientDescriptor {
+/** A client's format; where its files live comes from the location table (`src/locations/clients.ts`). */
+export interface ClientDescriptor extends ClientLocation {
   name: string;
   title: string;
   /** the documentation this descriptor follows */
   docs: string;
   format: ConfigFormat;
   servers: ServersAt;
-  /** the user-level file on this OS (undefined: the client has none there) */
-  userFile: (d: PlatformDirs) => string | undefined;
-  /** the project-level file relative to the project folder, where the client has one */
-  projectFile?: string;
-  /** other programs of the same client that read a file of their own (Cline's CLI beside its VS Code extension) */
-  siblings?: readonly SiblingFile[];
   /**
    * How the client writes "the value of host variable NAME" in an env map, when it expands references.
    * Without it, secrets reach docker only through the client's own environment (`-e NAME`).
@@ -76,14 +60,6 @@ export interface ClientDescriptor {
   renderHttp?: (entry: HttpEntry) => Record<string, unknown>;
   /** Reads one entry of this client's shape back (for `init --from`); default: command/args/env. */
   read?: (raw: Record<string, unknown>) => ForeignEntry;
-}
-
-/** A sibling's file, written by `--write` too when the sibling is installed (its folder exists). */
-export interface SiblingFile {
-  title: string;
-  file: (d: PlatformDirs) => string;
-  /** a folder that exists once the sibling has run */
-  installedAt: (d: PlatformDirs) => string;
 }
 
 /** A server entry found in a client's file, normalised across clients. */

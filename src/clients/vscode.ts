@@ -6,7 +6,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { bearerHeaders, compact, envMap } from "./types.ts";
-import { vscodeUserDir } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 const envRef = (v: string) => `\${env:${v}}`;
 
@@ -16,15 +16,7 @@ export const vscode: ClientDescriptor = {
   docs: "https://code.visualstudio.com/docs/copilot/reference/mcp-configuration",
   format: "jsonc",
   servers: { path: ["servers"], shape: "map" },
-  userFile: (d) => d.join(vscodeUserDir(d), "mcp.json"),
-  siblings: [
-    {
-      title: "VS Code Insiders",
-      file: (d) => d.join(vscodeUserDir(d, "Code - Insiders"), "mcp.json"),
-      installedAt: (d) => vscodeUserDir(d, "Code - Insiders"),
-    },
-  ],
-  projectFile: ".vscode/mcp.json",
+  ...CLIENT_LOCATIONS.vscode,
   envRef,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ type: "http", url: e.url, headers: bearerHeaders(e, envRef) }),

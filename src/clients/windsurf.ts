@@ -5,7 +5,7 @@
  */
 import type { ClientDescriptor } from "./types.ts";
 import { bearerHeaders, compact, envMap } from "./types.ts";
-import { inHome } from "./paths.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 const envRef = (v: string) => `\${env:${v}}`;
 
@@ -15,7 +15,7 @@ export const windsurf: ClientDescriptor = {
   docs: "https://docs.windsurf.com/windsurf/cascade/mcp",
   format: "json",
   servers: { path: ["mcpServers"], shape: "map" },
-  userFile: inHome(".codeium", "windsurf", "mcp_config.json"),
+  ...CLIENT_LOCATIONS.windsurf,
   envRef,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ serverUrl: e.url, headers: bearerHeaders(e, envRef) }),

@@ -7,6 +7,7 @@
 import type { ClientDescriptor, ForeignEntry } from "./types.ts";
 import { compact } from "./types.ts";
 import { readCommon, stringMap, strings } from "./_read.ts";
+import { CLIENT_LOCATIONS } from "../locations/clients.ts";
 
 export const zed: ClientDescriptor = {
   name: "zed",
@@ -14,9 +15,7 @@ export const zed: ClientDescriptor = {
   docs: "https://zed.dev/docs/ai/mcp",
   format: "jsonc",
   servers: { path: ["context_servers"], shape: "map" },
-  userFile: (d) =>
-    d.os === "windows" ? d.join(d.appData, "Zed", "settings.json") : d.join(d.xdgConfig, "zed", "settings.json"),
-  projectFile: ".zed/settings.json",
+  ...CLIENT_LOCATIONS.zed,
   render: (e) => compact({ command: e.command, args: e.args }),
   read: (raw): ForeignEntry => {
     // the older shape nested { path, args, env } under `command`

@@ -4,8 +4,8 @@
  * sockets; an MCP client's configuration says which commands the client starts; shell startup files and a
  * repository's .git (hooks, core.fsmonitor) run at the next login or git command.
  */
-import { CLIENTS } from "../clients/registry.ts";
-import { platformDirs } from "../clients/paths.ts";
+import { CLIENT_APP_FOLDERS, CLIENT_HOME_PATHS, CLIENT_LOCATIONS, type ClientLocation } from "../locations/clients.ts";
+import { platformDirs } from "../locations/dirs.ts";
 import { isInsideResolved, pathsOf, tilde } from "./_denylist.ts";
 
 export interface WritableEnv {
@@ -24,19 +24,14 @@ interface Guarded {
   rule: "holder" | "area";
 }
 
-/** Home-level folders and files the MCP clients (and their editors' extensions) keep their configuration in. */
-const CLIENT_HOME_PATHS = [
-  ".config", ".claude", ".claude.json", ".cursor", ".vscode", ".vscode-server", ".codeium", ".windsurf", ".continue",
-  ".gemini", ".codex", ".lmstudio", ".zed", ".local/share/zed",
-];
-const APP_FOLDERS = ["Claude", "Code", "Cursor", "Windsurf", "Zed"];
+const LOCATIONS: readonly ClientLocation[] = Object.values(CLIENT_LOCATIONS);
 /** Files a shell or git runs on the host. */
 const STARTUP_PATHS = [
   ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".gitconfig",
   ".local/bin", "bin",
 ];
 /** Inside a mounted folder: what makes it a repository or a client's project. */
-const PROJECT_MARKERS = [".git", ".claude", ...new Set(CLIENTS.flatMap((c) => (c.projectFile ? [c.projectFile.split("/")[0]!] : [])))];
+const PROJECT_MARKERS = [".git", ".claude", ...new Set(LOCATIONS.flatMap((c) => (c.projectFile ? [c.projectFile.split("/")[0]!] : [])))];
 
 export function guardedPaths(configModules: readonly string[], env: WritableEnv): Guarded[] {
   const path = pathsOf(env.platform);
@@ -46,8 +41,8 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
   const clientPaths = new Set([
     ...CLIENT_HOME_PATHS.map((p) => path.join(home, p)),
     d.xdgConfig,
-    ...APP_FOLDERS.map((a) => path.join(d.os === "windows" ? d.appData : d.appSupport, a)),
-    ...CLIENTS.flatMap((c) => {
+    ...CLIENT_APP_FOLDERS.map((a) => path.join(d.os === "windows" ? d.appData : d.appSupport, a)),
+    ...LOCATIONS.flatMap((c) => {
       const file = c.userFile(d);
       return file === undefined ? [] : [path.dirname(file) === home ? file : path.dirname(file)];
     }),
