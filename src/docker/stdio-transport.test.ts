@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/client";
 import { ContainerStdioTransport, MessageTooLargeError, responseIdOf } from "./stdio-transport.ts";
 
 function setup(maxMessageBytes?: number) {

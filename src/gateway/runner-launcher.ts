@@ -2,7 +2,7 @@
  * The code runner (src/runner) as a gateway upstream: the in-process server behind an InMemoryTransport, shaped like a launched
  * container (LaunchedServer), so the gateway's Upstream connects its Client to it like to any other server.
  */
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { InMemoryTransport } from "@modelcontextprotocol/server";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import type { Docker } from "../docker/engine.ts";
 import { ensureRunnerImage } from "../runner/image.ts";

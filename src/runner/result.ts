@@ -1,5 +1,5 @@
 /** How a run is reported to the client, pure: readable text plus the same facts as structured content. */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { RunResult } from "./run.ts";
 
 export const OUTPUT_SCHEMA = {

@@ -2,10 +2,10 @@
  * The built-in code runner (SPEC 7) as an in-process MCP server offering `run_code`: each run in a fresh hardened
  * container (from the pool when one is configured), removed afterwards; the exact code goes to the audit log.
  * At most pool.maxConcurrent runs at once, pool.maxQueued waiting (slots.ts).
- * The gateway connects a Client to it over InMemoryTransport like any other upstream.
+ * The gateway connects a Client to it over InMemoryTransport like any other upstream (SDK v2 Server: it answers the
+ * gateway's server/discover probe with -32601, so it is spoken to in the 2025-11-25 era, as before).
  */
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Server } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import type { Docker } from "../docker/engine.ts";
 import { messageOf } from "../errors.ts";
@@ -43,7 +43,7 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
     await Promise.allSettled([...running]);
   })());
 
-  mcp.setRequestHandler(ListToolsRequestSchema, async () => ({
+  mcp.setRequestHandler("tools/list", async () => ({
     tools: [
       {
         name: TOOL_NAME,
@@ -59,7 +59,7 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
     ],
   }));
 
-  mcp.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  mcp.setRequestHandler("tools/call", async (request, ctx) => {
     if (request.params.name !== TOOL_NAME) return errorResult(`unknown tool ${request.params.name}`);
     const req = parseRequest(request.params.arguments, server.languages);
     if ("error" in req) {
@@ -69,12 +69,12 @@ export function createCodeRunnerServer(server: ResolvedServer, deps: CodeRunnerD
     }
     let release: Release;
     try {
-      release = await slots.acquire(extra.signal);
+      release = await slots.acquire(ctx.mcpReq.signal);
     } catch (e) {
       deps.audit?.({ tool: TOOL_NAME, language: req.language, code: req.code, files: Object.keys(req.files ?? {}), outcome: "error", error: messageOf(e) });
       return errorResult(`run_code: ${messageOf(e)}`);
     }
-    const run = runOnce(pool, server, req, extra.signal, release);
+    const run = runOnce(pool, server, req, ctx.mcpReq.signal, release);
     running.add(run);
     try {
       const outcome = await run;

@@ -2,16 +2,13 @@
  * `mcpbox tools [server...] [--json] [--call <tool> [<json-args>]]` (or `--args <json>`): the gateway in-process, linked to an SDK
  * client in memory; lists the tools a client would see, or calls one and prints its result. Exits when done.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
+import { Client, InMemoryTransport, type CallToolResult, type Tool } from "@modelcontextprotocol/client";
 import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { McpboxError, messageOf } from "../../errors.ts";
 import { createGateway } from "../../gateway/start.ts";
 import type { Gateway } from "../../gateway/gateway.ts";
-import { wireMessage } from "../../gateway/rpc-error.ts";
 import { terminalLine, terminalText } from "../../text/terminal.ts";
 import { VERSION } from "../../version.ts";
 import { err, out, paint, printJson } from "../output.ts";
@@ -69,8 +66,8 @@ async function callOne(client: Client, tool: string, args: Record<string, unknow
   try {
     result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
   } catch (e) {
-    // the gateway's words (its errors name the tool or server already), without the SDK's "MCP error <code>: "
-    const why = terminalLine(e instanceof McpError ? wireMessage(e) : messageOf(e));
+    // the gateway's words (its errors name the tool or server already); the SDK (v2) puts no "MCP error <code>: " before them
+    const why = terminalLine(messageOf(e));
     throw new McpboxError("failed", why.includes(tool) ? why : `calling ${tool} failed: ${why}`, { hint: "run `mcpbox tools` to see the tool names" });
   }
   if (json) printJson(result);
