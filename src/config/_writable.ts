@@ -46,6 +46,8 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
       const file = c.userFile(d);
       return file === undefined ? [] : [path.dirname(file) === home ? file : path.dirname(file)];
     }),
+    // a sibling program reads a file of its own (Cline's CLI in ~/.cline, VS Code Insiders' user folder)
+    ...LOCATIONS.flatMap((c) => (c.siblings ?? []).flatMap((s) => [s.installedAt(d), path.dirname(s.file(d))])),
   ]);
   const mcpboxHome = path.resolve(env.vars.MCPBOX_HOME || path.join(home, ".mcpbox"));
   const guarded: Guarded[] = [

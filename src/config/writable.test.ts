@@ -44,6 +44,15 @@ describe("writable mounts of code the host runs (SPEC 2.3, allowWritableConfig)"
     expect(danger(`${home}/Library/Application Support`, { platform: "darwin" })).toContain("holds");
     expect(danger("/xdg/Code", { vars: { XDG_CONFIG_HOME: "/xdg" } })).toContain("MCP client");
   });
+  it("refuses the files of a client's sibling programs (Cline's CLI, VS Code Insiders) on each OS", () => {
+    for (const p of [`${home}/.cline`, `${home}/.cline/data/settings`]) expect(danger(p), p).toContain("MCP client");
+    const mac = `${home}/Library/Application Support/Code - Insiders/User`;
+    expect(danger(mac, { platform: "darwin" })).toContain("MCP client");
+    expect(danger(`${mac}/globalStorage`, { platform: "darwin" })).toContain("MCP client");
+    const win = { platform: "win32" as const, home: "C:\\Users\\ada", vars: { APPDATA: "C:\\Users\\ada\\AppData\\Roaming" } };
+    expect(writableDanger("C:\\Users\\ada\\AppData\\Roaming\\Code - Insiders\\User", [], wenv(win))).toContain("MCP client");
+    expect(writableDanger("C:\\Users\\ada\\.cline", [], wenv(win))).toContain("MCP client");
+  });
   it("refuses shell startup files and folders on PATH", () => {
     for (const p of [`${home}/.bashrc`, `${home}/.profile`, `${home}/.local/bin`, `${home}/bin`, `${home}/.gitconfig`]) {
       expect(danger(p), p).toContain("which the host runs");

@@ -118,11 +118,13 @@ describe("boundary 1: no writable mount of code the host runs", () => {
       { source: "../mcpbox-home", target: "/h", readOnly: false },
       { source: "~/.cursor", target: "/c", readOnly: false },
       { source: "~/.config/Claude", target: "/cl", readOnly: false },
+      { source: "~/.cline", target: "/cc", readOnly: false },
     ] } }));
-    for (const d of [p.mcpboxHome, path.join(p.home, ".cursor"), path.join(p.home, ".config/Claude")]) fs.mkdirSync(d, { recursive: true });
+    for (const d of [p.mcpboxHome, path.join(p.home, ".cursor"), path.join(p.home, ".config/Claude"), path.join(p.home, ".cline")]) fs.mkdirSync(d, { recursive: true });
     refused(p, "servers.files.mounts.0.readOnly", "is $MCPBOX_HOME", "servers.files.dangerous.allowWritableConfig");
     refused(p, "servers.files.mounts.1.readOnly", "is ~/.cursor, an MCP client's configuration");
     refused(p, "servers.files.mounts.2.readOnly", "is ~/.config/Claude, an MCP client's configuration");
+    refused(p, "servers.files.mounts.3.readOnly", "is ~/.cline, an MCP client's configuration"); // Cline's CLI reads its own file there
   });
 });
 
