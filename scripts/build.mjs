@@ -94,7 +94,7 @@ await buildAllIfAsked();
 async function buildAllIfAsked() {
   if (!all) return;
   const { buildAll } = await import("./sea/cross.mjs");
-  await buildAll({ root, cache, version, log }).catch((e) => {
+  await buildAll({ root, cache, version, log, seaOptions: SEA_OPTIONS }).catch((e) => {
     process.stderr.write(`build: ${e.message}\n`);
     process.exit(1);
   });

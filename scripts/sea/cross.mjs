@@ -21,7 +21,8 @@ import { CROSS_NODE_VERSION, TARGETS, fileName, hostTarget, nodeBinary } from ".
 const run = promisify(execFile);
 const FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 
-export async function buildAll({ root, cache, version, log }) {
+/** seaOptions: the SEA config options of dist/mcpbox (build.mjs SEA_OPTIONS: execArgv and all), the same for every target */
+export async function buildAll({ root, cache, version, log, seaOptions }) {
   const work = path.join(cache, `cross-${process.pid}`);
   const dist = path.join(root, "dist");
   const stamp = path.join(dist, ".mcpbox-all.hash");
@@ -36,7 +37,7 @@ export async function buildAll({ root, cache, version, log }) {
   const inputs = { launcher: path.join(root, "scripts/sea/launcher.cjs"), ...assets };
   delete inputs["mcpbox/manifest.json"];
   for (const f of ["cross.mjs", "macho-sign.mjs", "pe.mjs", "targets.mjs"]) inputs[f] = path.join(root, "scripts/sea", f);
-  const hash = hashOf(inputs, [version, CROSS_NODE_VERSION, ...TARGETS.map((t) => t.integrity)]);
+  const hash = hashOf(inputs, [version, CROSS_NODE_VERSION, ...TARGETS.map((t) => t.integrity), JSON.stringify(seaOptions)]);
   if (upToDate(stamp, dist, hash)) {
     log(`dist/mcpbox-* are up to date (${hash})`);
     return;
@@ -50,7 +51,7 @@ export async function buildAll({ root, cache, version, log }) {
   const seaConfig = path.join(work, "sea-config.json");
   fs.writeFileSync(
     seaConfig,
-    JSON.stringify({ main: inputs.launcher, output: blob, disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: false, assets }),
+    JSON.stringify({ main: inputs.launcher, output: blob, ...seaOptions, assets }),
   );
   try {
     execFileSync(nodes[hostTarget().id], ["--experimental-sea-config", seaConfig], { stdio: ["ignore", "pipe", "pipe"] });
