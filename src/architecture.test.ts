@@ -65,6 +65,23 @@ function crossings(): { from: string; to: string; file: string; spec: string }[]
   return out;
 }
 
+/** Backquoted names in a cell of ARCHITECTURE.md's table (`cli/`, `errors.ts`, `config`), as top-level names. */
+const namesIn = (cell: string) => [...cell.matchAll(/`([a-z-]+)(?:\/|\.ts)?`/g)].map((m) => m[1]!).filter((n) => n in ALLOWED);
+
+/** ARCHITECTURE.md's folder table: each row's folder and what its "may import" cell names ("*": everything). */
+function documented(): { leaves: string[]; rows: Map<string, string[]> } {
+  const text = fs.readFileSync(path.join(SRC, "..", "ARCHITECTURE.md"), "utf8");
+  const rows = new Map<string, string[]>();
+  let leaves: string[] = [];
+  for (const line of text.split("\n")) {
+    const cells = line.split("|").map((c) => c.trim());
+    if (cells.length !== 5 || !cells[1]!.includes("`")) continue;
+    if (cells[1]!.startsWith("leaves:")) leaves = namesIn(cells[1]!);
+    else rows.set(namesIn(cells[1]!)[0]!, cells[3]!.startsWith("everything") ? ["*"] : namesIn(cells[3]!));
+  }
+  return { leaves, rows };
+}
+
 describe("the layering of ARCHITECTURE.md", () => {
   const all = crossings();
 
@@ -82,6 +99,19 @@ describe("the layering of ARCHITECTURE.md", () => {
   it("nothing imports the commands, and the leaves import nothing of the rest", () => {
     const bad = all.filter(({ from, to }) => (to === "cli" && from !== "cli") || (LEAVES.includes(from) && !LEAVES.includes(to)));
     expect(bad.map(({ file, spec }) => `${file}: ${spec}`)).toEqual([]);
+  });
+
+  it("every top-level folder and file of src/ is in the table, and ARCHITECTURE.md draws the same table", () => {
+    const tops = fs.readdirSync(SRC, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? (e.name.startsWith("__") ? [] : [e.name]) : /^[^.]+\.tsx?$/.test(e.name) ? [topOf(path.join(SRC, e.name))] : [],
+    );
+    expect(tops.filter((t) => !(t in ALLOWED))).toEqual([]);
+    const { leaves, rows } = documented();
+    expect(leaves.sort()).toEqual([...LEAVES].sort());
+    const table = Object.entries(ALLOWED).filter(([name]) => !LEAVES.includes(name));
+    expect(Object.fromEntries([...rows].map(([k, v]) => [k, [...v].sort()]).sort())).toEqual(
+      Object.fromEntries(table.map(([k, v]) => [k, [...v].sort()]).sort()),
+    );
   });
 
   it("every known crossing still exists (remove the entry when it is gone)", () => {
