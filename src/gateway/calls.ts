@@ -2,16 +2,7 @@
  * A request routed to one server: progress tokens mapped, cancellation passed on, the per-call timeout, and an
  * audit line plus a call event for tools/call, prompts/get and resources/read (SPEC 4.3, 4.7).
  */
-import {
-  ErrorCode,
-  McpError,
-  type ClientCapabilities,
-  type LoggingLevel,
-  type Notification,
-  type Request,
-  type Result,
-} from "@modelcontextprotocol/sdk/types.js";
-import { inputRequired } from "@modelcontextprotocol/server";
+import { inputRequired, ProtocolError, type ClientCapabilities, type LoggingLevel, type Notification, type Request, type Result } from "@modelcontextprotocol/server";
 import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
@@ -19,7 +10,7 @@ import type { ClientSession } from "./session.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, retryFields, tooManyRounds } from "./input-required.ts";
 import { CallState } from "./round-trips.ts";
 import { translateRoots } from "./roots.ts";
-import { RpcError } from "./rpc-error.ts";
+import { ErrorCode, RpcError } from "./rpc-error.ts";
 import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
 
@@ -158,7 +149,7 @@ export async function forward(gw: Gateway, session: ClientSession, up: Upstream,
   } catch (e) {
     reason = e instanceof Error ? e.message : String(e);
     if (extra.signal.aborted) outcome = "cancelled";
-    else if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+    else if (e instanceof ProtocolError && e.code === ErrorCode.RequestTimeout) {
       outcome = "timeout";
       reason = timeoutReason(up.name, info?.tool ?? request.method, callMs);
       throw new RpcError(ErrorCode.RequestTimeout, reason);

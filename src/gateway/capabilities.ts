@@ -1,5 +1,5 @@
 /** What the gateway advertises at initialize: the union of what its servers offer (SPEC 4.1). Pure. */
-import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { ServerCapabilities } from "@modelcontextprotocol/server";
 
 /** Everything the gateway can aggregate; advertised while some server's capabilities are still unknown (lazy). */
 export const ALL_CAPABILITIES = {

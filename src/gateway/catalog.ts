@@ -2,7 +2,7 @@
  * The one server the client sees: every server's tools, prompts, resources and templates under gateway names,
  * with the routes back to the owning server. Rebuilt whenever a server's lists change. Pure.
  */
-import type { Prompt, Resource, ResourceTemplate, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, Tool } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { toolPolicy } from "./guards.ts";
 import type { ServerLists } from "./lists.ts";

@@ -3,10 +3,10 @@
  * forwarded names the server, so no server can pose as mcpbox or as another server; and how many may wait on the
  * clients at once. Pure.
  */
-import { ErrorCode, type Request } from "@modelcontextprotocol/sdk/types.js";
+import type { Request } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { CAPS, capMessage } from "./limits.ts";
-import { RpcError } from "./rpc-error.ts";
+import { ErrorCode, RpcError } from "./rpc-error.ts";
 
 const KINDS = {
   "sampling/createMessage": "sampling",

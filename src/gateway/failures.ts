@@ -2,13 +2,12 @@
  * A server that cannot start is told once (SPEC 4.2): one line on stderr, one error log message to the client (once
  * it has initialized) and a line in the initialize instructions; the same failure again at a retry says nothing new.
  */
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import { isMcpboxError, messageOf } from "../errors.ts";
-import { wireMessage } from "./rpc-error.ts";
+import { isRpcShaped, wireMessage } from "./rpc-error.ts";
 
 /** One line for a failure: the message and, when the error carries one, the fix. */
 export function failureText(e: unknown): string {
-  const message = e instanceof McpError ? wireMessage(e) : messageOf(e);
+  const message = isRpcShaped(e) ? wireMessage(e) : messageOf(e);
   return isMcpboxError(e) && e.hint ? `${message}; fix: ${e.hint}` : message;
 }
 

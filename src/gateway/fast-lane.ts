@@ -8,14 +8,13 @@
  * Timeouts, cancellation, a server dying mid-call and the audit line behave as on the SDK path (tool-call.ts), which
  * still takes every other request, every refusal and every call this lane declines.
  */
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { Result } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, type Result } from "@modelcontextprotocol/server";
 import { legacyClientsLevel, record, timeoutReason, type CallInfo, type Extra } from "./calls.ts";
 import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Gateway } from "./gateway.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, tooManyRounds, type InputRequired } from "./input-required.ts";
-import { RpcError } from "./rpc-error.ts";
+import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import { planToolCall } from "./tool-call.ts";
 import type { Upstream } from "./upstream.ts";
@@ -176,7 +175,7 @@ export class FastLane {
   #inputRequired(id: string, p: Pending, sent: NonNullable<Pending["sent"]>, answer: InputRequired): void {
     const fail = (e: unknown) => {
       if (this.#pending.get(id) !== p) return; // cancelled, timed out or the server went down meanwhile
-      const error = e instanceof McpError ? e : new RpcError(ErrorCode.InternalError, e instanceof Error ? e.message : String(e));
+      const error = e instanceof ProtocolError ? e : new RpcError(ErrorCode.InternalError, e instanceof Error ? e.message : String(e));
       this.#answer(id, p, errorMember(error), () => ({ error: errorObject(error) }), "error", 0, error.message);
     };
     if (sent.modernClient) {
@@ -243,7 +242,7 @@ export class FastLane {
   }
 
   /** The server's connection is gone: its calls fail now, as on the SDK path. */
-  serverDown(up: Upstream, error: McpError): void {
+  serverDown(up: Upstream, error: ProtocolError): void {
     for (const [id, p] of this.#pending) {
       if (p.up === up) this.#answer(id, p, errorMember(error), () => ({ error: errorObject(error) }), "error", 0, error.message);
     }
@@ -301,11 +300,11 @@ export class FastLane {
 
 const closedError = (up: Upstream) => new RpcError(ErrorCode.InternalError, `server ${up.name} is not available: its connection closed`);
 
-function errorObject(e: McpError): { code: number; message: string; data?: unknown } {
+function errorObject(e: ProtocolError): { code: number; message: string; data?: unknown } {
   return { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) };
 }
 
-function errorMember(e: McpError): string {
+function errorMember(e: ProtocolError): string {
   return `"error":${JSON.stringify(errorObject(e))}`;
 }
 

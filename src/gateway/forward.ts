@@ -2,7 +2,7 @@
  * Traffic from the servers to the client (SPEC 4.1): requests (sampling, elicitation, translated roots),
  * notifications (logging with the server's name, resource updates, list changes), states and stderr.
  */
-import { ErrorCode, McpError, ResultSchema, type ClientCapabilities, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
+import { specTypeSchemas, type ClientCapabilities, type Notification, type ProtocolError, type Request, type Result } from "@modelcontextprotocol/server";
 import type { Client } from "@modelcontextprotocol/client";
 import { messageOf } from "../errors.ts";
 import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/server";
@@ -13,7 +13,7 @@ import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
-import { relayed, RpcError } from "./rpc-error.ts";
+import { ErrorCode, relayed, RpcError } from "./rpc-error.ts";
 import { levelRank } from "./session.ts";
 import { withTaskHandles } from "./tasks.ts";
 import type { Upstream, UpstreamHooks } from "./upstream.ts";
@@ -165,7 +165,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       return gw.fastLane.fromServer(up, message);
     },
 
-    onDisconnect(up: Upstream, error: McpError): void {
+    onDisconnect(up: Upstream, error: ProtocolError): void {
       gw.fastLane.serverDown(up, error);
     },
 
@@ -196,7 +196,7 @@ export async function askLegacyClient(session: ClientSession, up: Upstream, vett
     const { roots } = await client.listRoots(undefined, { signal, timeout: up.server.timeouts.callMs });
     return { roots: translateRoots(roots, up.server.mounts) };
   }
-  return await client.request(vetted as never, ResultSchema, { signal, timeout: up.server.timeouts.callMs });
+  return await client.request(vetted as never, specTypeSchemas.Result as never, { signal, timeout: up.server.timeouts.callMs });
 }
 
 /**

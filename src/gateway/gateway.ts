@@ -5,17 +5,16 @@
  * carries server-to-client traffic, fast-lane.ts is the raw route of tools/call.
  */
 import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { Server as ModernServer } from "@modelcontextprotocol/server";
+import { InitializeRequestSchema, RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
-  InitializeRequestSchema,
-  RootsListChangedNotificationSchema,
+  Server as ModernServer,
   type ClientCapabilities,
   type Implementation,
   type InitializeResult,
   type LoggingLevel,
   type ServerCapabilities,
-} from "@modelcontextprotocol/sdk/types.js";
+  type Transport,
+} from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import type { AuditSink } from "./audit.ts";
 import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
@@ -228,9 +227,9 @@ export class Gateway {
     const server = s as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
     s.setRequestHandler(InitializeRequestSchema, async (request) => {
       const result = await server._oninitialize(request);
-      session.capabilities = request.params.capabilities;
-      session.clientInfo = request.params.clientInfo;
-      this.#resolveClientCaps(request.params.capabilities);
+      session.capabilities = request.params.capabilities as ClientCapabilities;
+      session.clientInfo = request.params.clientInfo as Implementation;
+      this.#resolveClientCaps(session.capabilities);
       const offered = await this.#advertised();
       const capabilities = offered.lazy ? result.capabilities : offered.capabilities;
       return {

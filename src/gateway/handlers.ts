@@ -9,7 +9,6 @@ import {
   GetTaskPayloadRequestSchema,
   GetTaskRequestSchema,
   ListTasksRequestSchema,
-  ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -19,22 +18,24 @@ import {
   SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
-  type CallToolRequest,
-  type CompleteRequest,
-  type GetPromptRequest,
-  type ReadResourceRequest,
-  type Request,
-  type SetLevelRequest,
-  type SubscribeRequest,
-  type UnsubscribeRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Server as ModernServer } from "@modelcontextprotocol/server";
+import type {
+  CallToolRequest,
+  CompleteRequest,
+  GetPromptRequest,
+  ReadResourceRequest,
+  Request,
+  Server as ModernServer,
+  SetLevelRequest,
+  SubscribeRequest,
+  UnsubscribeRequest,
+} from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
 import { parseTaskHandle, withTaskHandles } from "./tasks.ts";
 import { aggregateCacheHint } from "./cache-hints.ts";
 import { forward, forwardModern, type Extra } from "./calls.ts";
-import { RpcError } from "./rpc-error.ts";
+import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
 import { callTool } from "./tool-call.ts";

@@ -6,11 +6,11 @@
  *   - a 2025-11-25 client has no such answer: the gateway asks it each question as a real request (what a 2025-11-25
  *     server would have sent), and retries for it, at most MAX_ROUNDS times.
  */
-import { ErrorCode, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
+import type { Request, Result } from "@modelcontextprotocol/server";
 import { PENDING_PER_CLIENT, vetClientRequest } from "./client-requests.ts";
 import { askLegacyClient } from "./forward.ts";
 import { translateRoots } from "./roots.ts";
-import { relayed, RpcError } from "./rpc-error.ts";
+import { ErrorCode, relayed, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import type { Upstream } from "./upstream.ts";
 import type { ModernRequest } from "./calls.ts";

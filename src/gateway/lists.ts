@@ -1,6 +1,6 @@
 /** What one server offers, gathered over every page. */
 import type { Client } from "@modelcontextprotocol/client";
-import type { Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { Prompt, Resource, ResourceTemplateType as ResourceTemplate, ServerCapabilities, Tool } from "@modelcontextprotocol/server";
 import type { CacheHint } from "./cache-hints.ts";
 import { CAPS, capMessage } from "./limits.ts";
 

@@ -9,8 +9,8 @@
  * client, or a forged or stale token, finds nothing.
  */
 import { randomBytes } from "node:crypto";
-import { ErrorCode, type ClientCapabilities, type LoggingLevel, type Notification, type Request, type Result } from "@modelcontextprotocol/sdk/types.js";
-import { RpcError } from "./rpc-error.ts";
+import type { ClientCapabilities, LoggingLevel, Notification, Request, Result } from "@modelcontextprotocol/server";
+import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import type { Upstream } from "./upstream.ts";
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { relayed, RpcError, wireMessage } from "./rpc-error.ts";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError } from "@modelcontextprotocol/server";
+import { ErrorCode, relayed, RpcError, wireMessage } from "./rpc-error.ts";
 
 describe("gateway JSON-RPC errors", () => {
   it("carry their message without the SDK's prefix, so a client's own McpError shows it once", () => {
     const e = new RpcError(ErrorCode.InvalidParams, "unknown tool: a__b");
-    expect(e).toBeInstanceOf(McpError);
+    expect(e).toBeInstanceOf(ProtocolError);
     expect(e.message).toBe("unknown tool: a__b");
     expect(new McpError(e.code, e.message).message).toBe("MCP error -32602: unknown tool: a__b");
   });

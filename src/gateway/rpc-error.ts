@@ -1,25 +1,40 @@
 /**
- * JSON-RPC errors as the gateway sends them. The SDK's McpError writes "MCP error <code>: " before its message and
- * sends that whole message, so a client (whose own McpError adds the prefix again) showed it twice.
+ * JSON-RPC errors as the gateway sends them: the SDK v2 ProtocolError, whose message is sent as it is (the v1
+ * McpError wrote "MCP error <code>: " before it, so a client whose own error class adds the prefix showed it twice).
  */
-import { McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode } from "@modelcontextprotocol/server";
 
-/** An McpError whose message, on the wire too, is just the message. */
-export class RpcError extends McpError {
+/** The JSON-RPC error codes the gateway answers with (-32001: a request timed out, as the SDKs and MCP clients know it). */
+export const ErrorCode = {
+  ParseError: ProtocolErrorCode.ParseError,
+  InvalidRequest: ProtocolErrorCode.InvalidRequest,
+  MethodNotFound: ProtocolErrorCode.MethodNotFound,
+  InvalidParams: ProtocolErrorCode.InvalidParams,
+  InternalError: ProtocolErrorCode.InternalError,
+  RequestTimeout: -32001,
+} as const;
+
+/** An error the gateway answers with: its code, its message as it is, its data. */
+export class RpcError extends ProtocolError {
   constructor(code: number, message: string, data?: unknown) {
     super(code, message, data);
     this.message = message;
   }
 }
 
-/** The words a server (or the client) sent, without the prefix the gateway's own SDK Client or Server put before them. */
-export function wireMessage(e: McpError): string {
+/** A JSON-RPC error as an SDK raised it (a numeric code: an SdkError's code is a string). */
+export function isRpcShaped(e: unknown): e is Error & { code: number; data?: unknown } {
+  return e instanceof Error && Number.isSafeInteger((e as { code?: unknown }).code);
+}
+
+/** The words a server (or the client) sent, without the prefix an SDK v1 Client or Server put before them. */
+export function wireMessage(e: { code: number; message: string }): string {
   const prefix = `MCP error ${e.code}: `;
   return !(e instanceof RpcError) && e.message.startsWith(prefix) ? e.message.slice(prefix.length) : e.message;
 }
 
-/** An error passed on from the other side, as it was said there (anything that is not an McpError is kept). */
+/** An error passed on from the other side, as it was said there (anything that is not a JSON-RPC error is kept). */
 export function relayed(e: unknown): unknown {
-  if (!(e instanceof McpError) || e instanceof RpcError) return e;
+  if (!isRpcShaped(e) || e instanceof RpcError) return e;
   return new RpcError(e.code, wireMessage(e), e.data);
 }

@@ -10,13 +10,12 @@
  * discovery, lifts each request's envelope and streams `subscriptions/listen`.
  */
 import { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, type ClientCapabilities, type Implementation, type JSONRPCMessage, type LoggingLevel, type Notification } from "@modelcontextprotocol/sdk/types.js";
-import type { Server as ModernServer } from "@modelcontextprotocol/server";
+import type { ClientCapabilities, Implementation, JSONRPCMessage, LoggingLevel, Notification, Server as ModernServer, Transport } from "@modelcontextprotocol/server";
 import { serveStdio, type StdioServerHandle } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
 import { ALL_CAPABILITIES } from "./capabilities.ts";
 import { isRawChannel, type RawChannel } from "./raw-channel.ts";
+import { ErrorCode } from "./rpc-error.ts";
 import type { Upstream } from "./upstream.ts";
 
 /** Log levels from the most to the least verbose (RFC 5424 order, as MCP has them). */
@@ -92,7 +91,7 @@ export class ClientSession {
       if (this.era === "legacy") {
         this.legacy = setup.legacy(this);
         this.legacy.onclose = () => this.#ended();
-        await this.legacy.connect(opening as Transport);
+        await this.legacy.connect(opening as never);
       } else {
         const meta = (first as { params?: { _meta?: Record<string, unknown> } }).params?._meta ?? {};
         const caps = meta[CLIENT_CAPABILITIES_KEY];

@@ -4,10 +4,10 @@
  * of closing, and reports the end of stdin as the end of the connection.
  */
 import type { Readable, Writable } from "node:stream";
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isSpecType, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
 import { CAPS } from "./limits.ts";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode } from "./rpc-error.ts";
 import type { RawChannel } from "./raw-channel.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -88,14 +88,13 @@ export class BoundedStdioTransport implements Transport, RawChannel {
       return;
     }
     if (this.intercept?.(json)) return;
-    const parsed = JSONRPCMessageSchema.safeParse(json);
-    if (!parsed.success) {
+    if (!isSpecType.JSONRPCMessage(json)) {
       const id = (json as { id?: unknown } | null)?.id;
       if (typeof id === "string" || typeof id === "number") this.#reject(ErrorCode.InvalidRequest, "Invalid request", id);
       else if (id === undefined) this.#reject(ErrorCode.InvalidRequest, "Invalid request: not a JSON-RPC message");
       return;
     }
-    this.onmessage?.(parsed.data);
+    this.onmessage?.(json);
   }
 
   #reject(code: number, message: string, id?: string | number): void {

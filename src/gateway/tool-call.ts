@@ -2,15 +2,14 @@
  * tools/call through the guards (SPEC 4.4): policy-hidden tools refused, path arguments kept inside the mounts,
  * `approve` tools asked to a person through elicitation. Refusals are tool errors the model can read, audited.
  */
-import { ElicitResultSchema, ErrorCode, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { inputRequired } from "@modelcontextprotocol/server";
+import { inputRequired, specTypeSchemas, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/server";
 import { forward, forwardModern, record, type Extra } from "./calls.ts";
 import { isInputRequired } from "./input-required.ts";
 import { withTaskHandles } from "./tasks.ts";
 import type { Catalog } from "./catalog.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
-import { RpcError } from "./rpc-error.ts";
+import { ErrorCode, RpcError } from "./rpc-error.ts";
 import { toolPolicy } from "./guards.ts";
 import { checkPathArguments } from "./paths.ts";
 import type { Upstream } from "./upstream.ts";
@@ -136,7 +135,7 @@ async function askApproval(gw: Gateway, session: ClientSession, up: Upstream, to
   if (!session.capabilities?.elicitation || !session.legacy) return "refused";
   const shown = shownArguments(args, gw.options.redact);
   if (shown.length > MAX_APPROVAL_CHARS) return "too-long";
-  const result = await session.legacy.request(approvalRequest(up, tool, shown), ElicitResultSchema, { signal: extra.signal, timeout: up.server.timeouts.callMs });
+  const result = await session.legacy.request(approvalRequest(up, tool, shown), specTypeSchemas.ElicitResult as never, { signal: extra.signal, timeout: up.server.timeouts.callMs });
   return verdictOf(result);
 }
 

@@ -9,14 +9,15 @@
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import {
   createMcpHandler,
+  isInitializeRequest,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport as SessionTransport,
+  type JSONRPCMessage,
   type McpHttpHandler,
   type Server as ModernServer,
+  type Transport,
 } from "@modelcontextprotocol/server";
 import { hostPort, type ListenAddress } from "./address.ts";
 import { readBody, type Body } from "./body.ts";
