@@ -1,13 +1,15 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { cacheFileName, catalogCache, checkedLists } from "./catalog-cache.ts";
+import { cacheFileName, catalogCache, checkedEntry, checkedLists, type RememberedServer } from "./catalog-cache.ts";
 import { EMPTY_LISTS } from "./lists.ts";
 
 const server = (name: string, extra: Record<string, unknown> = {}) => ({ name, prefix: name, image: "x:1", ...extra }) as unknown as ResolvedServer;
 const lists = { ...EMPTY_LISTS, tools: [{ name: "echo", inputSchema: { type: "object" as const }, annotations: { readOnlyHint: true } }] };
+const entry: RememberedServer = { lists, capabilities: { tools: { listChanged: true } }, instructions: "use echo", serverInfo: { name: "fixture", version: "1.0.0" } };
 const dirs: string[] = [];
 const scratch = () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-catalog-"));
@@ -22,37 +24,100 @@ describe("catalogCache", () => {
   it("gives back what was written, for the same server config and image id only", () => {
     const dir = scratch();
     const cache = catalogCache(() => dir);
-    cache.write(server("a"), "sha256:1", lists);
-    expect(cache.read(server("a"), "sha256:1")).toEqual(lists);
+    cache.write(server("a"), "sha256:1", entry);
+    expect(cache.read(server("a"), "sha256:1")).toEqual(entry);
     expect(cache.read(server("a"), "sha256:2")).toBeUndefined(); // a re-pulled or rebuilt image
     expect(cache.read(server("a", { image: "x:2" }), "sha256:1")).toBeUndefined(); // a changed config
     const [file] = fs.readdirSync(dir);
     expect(fs.statSync(path.join(dir, file!)).mode & 0o777).toBe(0o600);
   });
 
-  it("never believes a file others may write or read, a link, or another user's file", () => {
+  it("never believes a file others may write or read, a link, or another user's file, and says so", () => {
     const dir = scratch();
-    const cache = catalogCache(() => dir);
+    const warnings: string[] = [];
+    const cache = catalogCache(() => dir, { warn: (l) => warnings.push(l) });
+    cache.write(server("a"), "sha256:1", entry);
     const target = path.join(dir, cacheFileName(server("a"), "sha256:1"));
-    fs.writeFileSync(target, JSON.stringify(lists), { mode: 0o600 });
-    expect(cache.read(server("a"), "sha256:1")).toEqual(lists);
+    expect(cache.read(server("a"), "sha256:1")).toEqual(entry);
+    expect(warnings).toEqual([]);
     fs.chmodSync(target, 0o620); // group-writable: someone else could have written it
     expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
+    expect(warnings.pop()).toMatch(/ignored the cached catalog .*others may read or write it \(mode 620\)/);
     fs.chmodSync(target, 0o600);
-    expect(catalogCache(() => dir, (process.getuid?.() ?? 0) + 1).read(server("a"), "sha256:1")).toBeUndefined();
+    const other = catalogCache(() => dir, { uid: (process.getuid?.() ?? 0) + 1, warn: (l) => warnings.push(l) });
+    expect(other.read(server("a"), "sha256:1")).toBeUndefined();
+    expect(warnings.pop()).toMatch(/belongs to another user/);
     const elsewhere = path.join(scratch(), "planted.json");
-    fs.writeFileSync(elsewhere, JSON.stringify(lists), { mode: 0o600 });
+    fs.copyFileSync(target, elsewhere);
     fs.rmSync(target);
     fs.symlinkSync(elsewhere, target);
     expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
+    expect(warnings.pop()).toMatch(/it is a link/);
+    // a write replaces the link itself, never the file it points to
+    cache.write(server("a"), "sha256:1", { ...entry, instructions: "new" });
+    expect(fs.lstatSync(target).isSymbolicLink()).toBe(false);
+    expect(JSON.parse(fs.readFileSync(elsewhere, "utf8")).instructions).toBe("use echo");
+  });
+
+  it("ignores, with a warning, a file that is not what mcpbox writes, and a fifo without blocking", () => {
+    const dir = scratch();
+    const warnings: string[] = [];
+    const cache = catalogCache(() => dir, { warn: (l) => warnings.push(l) });
+    const target = path.join(dir, cacheFileName(server("a"), "sha256:1"));
+    for (const bad of ["{not json", JSON.stringify({ v: 1, lists: { tools: [{ name: 1 }] }, capabilities: {} }), JSON.stringify({ lists, capabilities: {} })]) {
+      fs.writeFileSync(target, bad, { mode: 0o600 });
+      expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
+    }
+    expect(warnings.length).toBe(1); // once per file and reason
+    expect(warnings[0]).toMatch(/not what mcpbox writes there/);
+    fs.rmSync(target);
+    if (process.platform !== "win32") {
+      execFileSync("mkfifo", ["-m", "600", target]);
+      expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
+      expect(warnings.pop()).toMatch(/not a regular file/);
+    }
+  });
+
+  it("does not read a file above its size cap", () => {
+    const dir = scratch();
+    const warnings: string[] = [];
+    const cache = catalogCache(() => dir, { warn: (l) => warnings.push(l) });
+    const target = path.join(dir, cacheFileName(server("a"), "sha256:1"));
+    fs.writeFileSync(target, "", { mode: 0o600 });
+    fs.truncateSync(target, 20 * 1024 * 1024);
+    expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
+    expect(warnings.pop()).toMatch(/larger than/);
   });
 
   it("reads nothing and writes nothing when the folder cannot be trusted", () => {
-    const cache = catalogCache(() => {
-      throw new Error("untrusted");
-    });
-    expect(() => cache.write(server("a"), "sha256:1", lists)).not.toThrow();
+    const warnings: string[] = [];
+    const cache = catalogCache(
+      () => {
+        throw new Error("$MCPBOX_HOME /x is writable by others");
+      },
+      { warn: (l) => warnings.push(l) },
+    );
+    expect(() => cache.write(server("a"), "sha256:1", entry)).not.toThrow();
     expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
+    expect(warnings).toEqual(["the cached catalog is not used: $MCPBOX_HOME /x is writable by others"]);
+  });
+
+  it("does not keep what a later read would refuse", () => {
+    const dir = scratch();
+    const cache = catalogCache(() => dir);
+    cache.write(server("a"), "sha256:1", { ...entry, instructions: "x".repeat(300 * 1024) });
+    expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("checkedEntry", () => {
+  it("takes what mcpbox wrote, and refuses a bad capability, serverInfo or instructions", () => {
+    const ok = { v: 1, ...entry };
+    expect(checkedEntry(ok)).toEqual(entry);
+    expect(checkedEntry({ ...ok, v: 2 })).toBeUndefined();
+    expect(checkedEntry({ ...ok, capabilities: "all" })).toBeUndefined();
+    expect(checkedEntry({ ...ok, serverInfo: { name: 1 } })).toBeUndefined();
+    expect(checkedEntry({ ...ok, instructions: 7 })).toBeUndefined();
   });
 });
 

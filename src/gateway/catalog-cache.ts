@@ -1,54 +1,115 @@
 /**
- * The catalog a client sees while the containers start (issue 15): each server's last lists, kept in
- * $MCPBOX_HOME/cache/catalog, answer tools/list at once; the first call to a server waits for it. A cached list is a
- * claim about what a server offers (its names become tools a model calls), so a file is believed only when
+ * The catalog a client sees while the containers start (issue 15): what each server offered when it last ran (its
+ * lists, capabilities, instructions and serverInfo), kept in $MCPBOX_HOME/cache/catalog, answers initialize and
+ * tools/list at once; the first call to a server waits for it. A cached list is a claim about what a server offers
+ * (its names become tools a model calls), so a file is believed only when
  *  - it lies in a folder homeFolder() made and checked (0700, this user's own: src/home.ts), and is itself a regular
- *    file (not a link) of this user that nobody else may read or write (0600): another user or a repository cannot plant it;
+ *    file (not a link, opened without following one) of this user that nobody else may read or write (0600): another
+ *    user or a repository cannot plant it;
  *  - its name is the key of what will run: the server's whole resolved config and the id of the image it will start
  *    (a rebuilt or re-pulled image, or a changed config, is another key: its old lists are never read);
- *  - its lists pass the checks the server's own answer passes: the MCP list item schemas and the caps of limits.ts.
- * A stale entry (a server that changed inside the same image and config) is replaced by the server's own lists once
- * it is up, and clients get list_changed for what differs, as after any relist.
+ *  - what it holds passes the checks the server's own answer passes: the MCP schemas and the caps of limits.ts.
+ * A file that is there but fails a check is ignored with a warning (and replaced once the server is up). It is never
+ * policy: the catalog built from it goes through the same tool policy and guards, and a call that waited for the start
+ * goes only to what the server itself then lists (upstream.ts). A stale entry (a server that changed inside the same
+ * image and config) is replaced by the server's own lists once it is up, and clients get list_changed for what differs.
  */
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { PromptSchema, ResourceSchema, ResourceTemplateSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+import { isSpecType, type Implementation, type ServerCapabilities } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
+import { messageOf } from "../errors.ts";
 import { CAPS } from "./limits.ts";
 import type { ServerLists } from "./lists.ts";
 import { shortHash } from "./names.ts";
 
-export interface CatalogCache {
-  /** The lists kept for this server running this image, when they can be believed; else undefined. */
-  read(server: ResolvedServer, imageId: string): ServerLists | undefined;
-  /** Keeps the server's own lists (after it started or relisted); a cache that cannot be written only costs a start. */
-  write(server: ResolvedServer, imageId: string, lists: ServerLists): void;
+/** What a server offered when it last ran: enough to answer initialize and the lists before it is up again. */
+export interface RememberedServer {
+  lists: ServerLists;
+  capabilities: ServerCapabilities;
+  instructions?: string | undefined;
+  serverInfo?: Implementation | undefined;
 }
 
+export interface CatalogCache {
+  /** What this server offered when it last ran this image, when the file can be believed; else undefined. */
+  read(server: ResolvedServer, imageId: string): RememberedServer | undefined;
+  /** Keeps what the server offers (after it started or relisted); a cache that cannot be written only costs a start. */
+  write(server: ResolvedServer, imageId: string, entry: RememberedServer): void;
+}
+
+export interface CatalogCacheOptions {
+  /** the owner a file must have (process.getuid()) */
+  uid?: number | undefined;
+  /** a file that is there and is not believed (once per file and reason) */
+  warn?: (line: string) => void;
+}
+
+/** Instructions kept at most this long (a server's own are passed on as they are; a longer one is not cached). */
+export const INSTRUCTIONS_CAP = 256 * 1024;
+/** A file longer than this is not read at all. */
+const FILE_CAP = CAPS.listBytes + INSTRUCTIONS_CAP + 64 * 1024;
+const FORMAT = 1;
+
 /** `folder`: a function that makes and checks it, e.g. `() => homeFolder("cache/catalog")`; when it throws, nothing is read or written. */
-export function catalogCache(folder: () => string, uid: number | undefined = process.getuid?.()): CatalogCache {
-  const file = (s: ResolvedServer, imageId: string) => path.join(folder(), cacheFileName(s, imageId));
+export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}): CatalogCache {
+  const uid = "uid" in o ? o.uid : process.getuid?.();
+  const warned = new Set<string>();
+  const warn = (line: string) => {
+    if (!o.warn || warned.has(line) || warned.size > 100) return;
+    warned.add(line);
+    o.warn(line);
+  };
   return {
     read(server, imageId) {
+      let dir: string;
       try {
-        const target = file(server, imageId);
-        const st = fs.lstatSync(target);
-        if (!trustedFile(st, uid)) return undefined;
-        const text = fs.readFileSync(target, "utf8");
-        if (text.length > CAPS.listBytes + 1024) return undefined;
-        return checkedLists(JSON.parse(text));
-      } catch {
+        dir = folder();
+      } catch (e) {
+        warn(`the cached catalog is not used: ${messageOf(e)}`);
         return undefined;
       }
-    },
-    write(server, imageId, lists) {
+      const target = path.join(dir, cacheFileName(server, imageId));
+      let fd: number;
       try {
-        const target = file(server, imageId);
+        fd = fs.openSync(target, fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== "ENOENT") warn(`ignored the cached catalog ${target}: ${code === "ELOOP" ? "it is a link" : messageOf(e)}; it is rewritten when server ${server.name} is up`);
+        return undefined;
+      }
+      try {
+        const st = fs.fstatSync(fd);
+        const why = fileProblem(st, uid) ?? (st.size > FILE_CAP ? `it is larger than ${FILE_CAP} bytes` : undefined);
+        if (why) return void warn(`ignored the cached catalog ${target}: ${why}; it is rewritten when server ${server.name} is up`);
+        const text = fs.readFileSync(fd, "utf8");
+        let raw: unknown;
+        try {
+          raw = JSON.parse(text);
+        } catch {
+          raw = undefined;
+        }
+        const entry = checkedEntry(raw);
+        if (!entry) warn(`ignored the cached catalog ${target}: it is not what mcpbox writes there (a list item or a cap check failed); it is rewritten when server ${server.name} is up`);
+        return entry;
+      } catch (e) {
+        warn(`ignored the cached catalog ${target}: ${messageOf(e)}`);
+        return undefined;
+      } finally {
+        fs.closeSync(fd);
+      }
+    },
+    write(server, imageId, entry) {
+      try {
+        // only what a later read takes: a server whose answer the checks refuse is simply not cached
+        const kept = { v: FORMAT, ...entry };
+        if (!checkedEntry(JSON.parse(JSON.stringify(kept)))) return;
+        const target = path.join(folder(), cacheFileName(server, imageId));
         const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(lists), { mode: 0o600, flag: "wx" });
-        fs.renameSync(tmp, target);
+        fs.writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600, flag: "wx" });
+        fs.renameSync(tmp, target); // replaces a link planted at the name, never writes through it
       } catch {
         // only an optimisation
       }
@@ -63,12 +124,40 @@ export function cacheFileName(server: ResolvedServer, imageId: string): string {
 
 /** A regular file of this user that group and others can neither read nor write (Windows: no POSIX owner or modes). */
 export function trustedFile(st: fs.Stats, uid: number | undefined, platform: NodeJS.Platform = process.platform): boolean {
-  if (!st.isFile()) return false; // lstat: a link is not a file
-  if (platform === "win32") return true;
-  return (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
+  return fileProblem(st, uid, platform) === undefined;
 }
 
-const ITEM = { tools: ToolSchema, prompts: PromptSchema, resources: ResourceSchema, templates: ResourceTemplateSchema } as const;
+function fileProblem(st: fs.Stats, uid: number | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
+  if (!st.isFile()) return "it is not a regular file";
+  if (platform === "win32") return undefined;
+  if (uid !== undefined && st.uid !== uid) return `it belongs to another user (uid ${st.uid})`;
+  if ((st.mode & 0o077) !== 0) return `others may read or write it (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/** A cache file's contents, checked as a server's answers are; undefined when anything fails. */
+export function checkedEntry(raw: unknown): RememberedServer | undefined {
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (r.v !== FORMAT) return undefined;
+  const lists = checkedLists(r.lists);
+  if (!lists) return undefined;
+  if (!isSpecType.ServerCapabilities(r.capabilities)) return undefined;
+  if (r.instructions !== undefined && (typeof r.instructions !== "string" || r.instructions.length > INSTRUCTIONS_CAP)) return undefined;
+  let serverInfo: Implementation | undefined;
+  if (r.serverInfo !== undefined) {
+    if (!isSpecType.Implementation(r.serverInfo) || JSON.stringify(r.serverInfo).length > 64 * 1024) return undefined;
+    serverInfo = r.serverInfo as Implementation;
+  }
+  return {
+    lists,
+    capabilities: r.capabilities as ServerCapabilities, // as written: the server's own answer compares equal to it
+    ...(typeof r.instructions === "string" ? { instructions: r.instructions } : {}),
+    ...(serverInfo ? { serverInfo } : {}),
+  };
+}
+
+const ITEM = { tools: isSpecType.Tool, prompts: isSpecType.Prompt, resources: isSpecType.Resource, templates: isSpecType.ResourceTemplate } as const;
 
 /** The lists of a cache file, checked as a server's answer is (each item's MCP schema, the caps); undefined when any fails. */
 export function checkedLists(raw: unknown): ServerLists | undefined {
@@ -81,7 +170,7 @@ export function checkedLists(raw: unknown): ServerLists | undefined {
     if (!Array.isArray(items)) return undefined;
     if (items.length > (kind === "templates" ? CAPS.listTemplates : CAPS.listItems)) return undefined;
     // the items as written (the schemas keep unknown keys anyway): the server's own answer compares equal to them
-    for (const item of items) if (!ITEM[kind].safeParse(item).success) return undefined;
+    for (const item of items) if (!ITEM[kind](item)) return undefined;
     bytes += JSON.stringify(items).length;
     if (bytes > CAPS.listBytes) return undefined;
     out[kind] = items;

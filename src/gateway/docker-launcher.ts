@@ -4,7 +4,8 @@
  * startup clock runs, and every container carries the session's labels so nothing outlives the gateway.
  */
 import os from "node:os";
-import { ensureImages } from "../images/ensure.ts";
+import { ensureImages, imageRefFor } from "../images/ensure.ts";
+import { inspectImage } from "../docker/image-build.ts";
 import { withFix } from "../images/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
@@ -18,6 +19,7 @@ import { McpboxError } from "../errors.ts";
 import { codeRunnerImage, launchCodeRunner, runnerAudit } from "./runner-launcher.ts";
 import type { EgressRecord } from "../egress/record.ts";
 import type { AuditSink } from "./audit.ts";
+import type { CatalogCache } from "./catalog-cache.ts";
 import { egressPool } from "./egress.ts";
 import type { LaunchedServer, Launcher } from "./launcher.ts";
 import type { Redact } from "./redact.ts";
@@ -34,6 +36,8 @@ export interface DockerLauncherOptions {
   audit?: AuditSink;
   /** each egress connection of an allowlisted server, redacted (for the monitor) */
   onEgress?: (r: EgressRecord) => void;
+  /** what each server offered when it last ran its image: shown while it starts (serve) */
+  catalogCache?: CatalogCache;
 }
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
@@ -111,9 +115,31 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
       }
       return container;
     },
+    ...(o.catalogCache ? rememberedIn(o.catalogCache, docker, o.config) : {}),
     async close() {
       await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now
       await removeSession(docker, o.session);
+    },
+  };
+}
+
+/**
+ * The catalog cache keyed by the id of the image a server runs: read under the id its reference has now (a template
+ * server's content tag, an `image:` reference), without building or pulling (a missing image: nothing to show);
+ * written under the id of the image the launched container runs.
+ */
+function rememberedIn(cache: CatalogCache, docker: ReturnType<typeof engine>, config: ResolvedConfig): Pick<Launcher, "remembered" | "remember"> {
+  return {
+    async remembered(server) {
+      if (server.source.kind === "builtin") return undefined;
+      const ref = await imageRefFor(docker, config, server).catch(() => undefined);
+      const id = ref && (await inspectImage(docker, ref).catch(() => undefined))?.id;
+      return id ? cache.read(server, id) : undefined;
+    },
+    async remember(server, launched, entry) {
+      if (server.source.kind === "builtin") return;
+      const id = ((await docker.getContainer(launched.id).inspect().catch(() => undefined)) as { Image?: unknown } | undefined)?.Image;
+      if (typeof id === "string" && id !== "") cache.write(server, id, entry);
     },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { Transport } from "@modelcontextprotocol/client";
 import type { ResolvedServer } from "../config/resolve.ts";
+import type { RememberedServer } from "./catalog-cache.ts";
 
 export interface ExitInfo {
   exitCode: number;
@@ -23,6 +24,13 @@ export interface Launcher {
   /** work before the startup timeout applies (building a missing image); repeated calls are cheap */
   prepare?(server: ResolvedServer): Promise<void>;
   launch(server: ResolvedServer): Promise<LaunchedServer>;
+  /**
+   * What the server offered when it last ran the image it will run now (catalog-cache.ts), found without building
+   * or pulling anything; undefined when nothing can be believed. Shown to clients while the server starts.
+   */
+  remembered?(server: ResolvedServer): Promise<RememberedServer | undefined>;
+  /** Keeps what a launched server offers, under the image it runs, for the next gateway's start. */
+  remember?(server: ResolvedServer, launched: LaunchedServer, entry: RememberedServer): Promise<void>;
   /** removes whatever this launcher left behind (containers of the session) */
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import { isMcpboxError, McpboxError } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { homeFolder } from "../home.ts";
 import { openAudit } from "./audit.ts";
+import { catalogCache } from "./catalog-cache.ts";
 import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
 import { GatewayEvents, type GatewayEvent, type GatewayInfo } from "../monitor/events.ts";
@@ -35,7 +36,15 @@ export function selectServers(config: ResolvedConfig, names: readonly string[]):
   return config.servers.filter((s) => names.includes(s.name));
 }
 
-export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void): Promise<StartedGateway> {
+export interface GatewayStartOptions {
+  /**
+   * Show what each server offered when it last ran the same image while it starts (catalog-cache.ts): `serve`, whose
+   * client sees the tools at once. Off for `mcpbox tools`, which reports each server as it really starts.
+   */
+  catalogCache?: boolean;
+}
+
+export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
   const servers = selectServers(config, names);
   if (servers.length === 0) throw new McpboxError("config", "the config has no servers", { hint: "add one under servers: { ... }" });
   const { secrets, unavailable } = serverSecrets(servers);
@@ -44,7 +53,8 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
   const audit = openAudit(config);
   const events = new GatewayEvents();
   const onEgress = (r: EgressRecord) => events.emit(egressEvent(r));
-  const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit, onEgress });
+  const catalog = o.catalogCache ? catalogCache(() => homeFolder("cache/catalog"), { warn: (line) => log(`warning: ${line}`) }) : undefined;
+  const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit, onEgress, ...(catalog ? { catalogCache: catalog } : {}) });
   const listCache = listCacheFor();
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };

@@ -6,6 +6,10 @@
  * `server/discover` (2026-07-28) and falls back to `initialize` (2025-11-25) when the server does not answer it, errs,
  * or stays silent; the verdict is kept for the server's later starts (no probe again). A server that exits on the
  * probe is started again at once in the 2025-11-25 era.
+ *
+ * While its first start runs, what the server offered when it last ran the same image (the launcher remembers it:
+ * catalog-cache.ts) is shown: clients are answered at once (listed(), offered), a call waits for the start and goes
+ * only to a tool the server then really lists; its own lists replace the remembered ones, list_changed when they differ.
  */
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -37,6 +41,7 @@ import type { ServerState } from "../monitor/events.ts";
 import { failureText } from "./failures.ts";
 import type { ExitInfo, Launcher, LaunchedServer } from "./launcher.ts";
 import { CAPS, TokenBucket } from "./limits.ts";
+import type { RememberedServer } from "./catalog-cache.ts";
 import { EMPTY_LISTS, listAll, type ServerLists } from "./lists.ts";
 import { isRawChannel } from "./raw-channel.ts";
 import { relayed, RpcError } from "./rpc-error.ts";
@@ -116,6 +121,10 @@ export class Upstream {
   /** a 2026-07-28 server's open subscriptions/listen stream */
   #listening: McpSubscription | undefined;
   #listenQueue: Promise<void> = Promise.resolve();
+  /** the launcher's look-up of what the server offered when it last ran (first start only): true once shown */
+  #remembered: Promise<boolean> | undefined;
+  /** what is shown comes from that look-up, not (yet) from the server */
+  #showsRemembered = false;
   /** why this server can never start in this gateway (a secret that is not set): it is not tried */
   readonly #unavailable: string | undefined;
   /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
@@ -160,6 +169,23 @@ export class Upstream {
     return Promise.reject(this.#downError(this.lastError ?? this.state));
   }
 
+  /**
+   * What a client's initialize and lists wait for: the server's start (ensureStarted), or less when the lists of its
+   * last run are shown meanwhile.
+   */
+  listed(): Promise<unknown> {
+    const started = this.ensureStarted();
+    const remembered = this.#remembered;
+    if (!remembered || this.state === "running") return started;
+    started.catch(() => {}); // whoever waits on the start itself is told its failure
+    return Promise.race([started, remembered.then((shown) => (shown ? undefined : started))]);
+  }
+
+  /** The capabilities to advertise: the server's once running, those of its last run while they are shown. */
+  get offered(): ServerCapabilities | undefined {
+    return this.state === "running" || this.#showsRemembered ? this.capabilities : undefined;
+  }
+
   start(): Promise<Client> {
     if (this.#unavailable !== undefined) {
       this.#setState("failed", this.#unavailable);
@@ -171,7 +197,9 @@ export class Upstream {
 
   /** Sends a request to the server; in-flight requests fail at once if its container dies. */
   async request(request: Request, options: RequestOptions = {}): Promise<Result> {
+    const waited = this.state !== "running";
     const client = await this.ensureStarted();
+    if (waited) this.#stillOffered(request);
     try {
       // an input_required answer (2026-07-28) comes back as it is: the gateway passes it on or asks its client itself
       return (await client.request(request as never, ANY_RESULT as never, { ...options, allowInputRequired: true })) as Result;
@@ -208,8 +236,50 @@ export class Upstream {
     return isRawChannel(t) && t.sendLine(line);
   }
 
+  /**
+   * A call routed by lists shown before the server was up (its last run's, or a lazy server's cached ones) goes only
+   * to a tool or prompt the server itself now lists: one it no longer has is refused, never sent on.
+   */
+  #stillOffered(request: Request): void {
+    const kind = request.method === "tools/call" ? "tools" : request.method === "prompts/get" ? "prompts" : undefined;
+    const name = (request.params as { name?: unknown } | undefined)?.name;
+    if (!kind || typeof name !== "string" || this.lists[kind].some((item) => item.name === name)) return;
+    throw new RpcError(
+      ProtocolErrorCode.InvalidParams,
+      `server ${this.name} no longer offers the ${kind === "tools" ? "tool" : "prompt"} ${name}: the list shown while it started was from its last run (list again for what it offers now)`,
+    );
+  }
+
+  /** Shows what the server offered when it last ran this image, unless its own answers came first. */
+  async #showRemembered(): Promise<boolean> {
+    const entry = await this.#launcher.remembered?.(this.server).catch(() => undefined);
+    if (!entry || this.#stopped || this.state === "running" || this.lists !== EMPTY_LISTS) return false;
+    this.lists = entry.lists;
+    this.capabilities = entry.capabilities;
+    this.instructions = entry.instructions;
+    this.serverInfo = entry.serverInfo;
+    this.#showsRemembered = true;
+    this.#hooks.onListsChanged(this); // the catalog takes them (no client has listed before: nothing is told)
+    return true;
+  }
+
+  /** Keeps what the running server offers for the next gateway (when the launcher can), unless it is what was shown. */
+  #remember(launched: LaunchedServer | undefined, shown?: ServerLists): void {
+    if (!launched || !this.#launcher.remember || !this.capabilities) return;
+    if (shown && JSON.stringify(shown) === JSON.stringify(this.lists)) return;
+    const entry: RememberedServer = {
+      lists: this.lists,
+      capabilities: this.capabilities,
+      ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
+      ...(this.serverInfo === undefined ? {} : { serverInfo: this.serverInfo }),
+    };
+    void this.#launcher.remember(this.server, launched, entry).catch(() => {});
+  }
+
   async #start(again = false): Promise<Client> {
     if (!again) this.#setState("starting");
+    // the first start only, beside the launch (it costs the launch nothing): later ones know the server's own lists
+    if (!this.#remembered && this.#launcher.remembered && this.lists === EMPTY_LISTS) this.#remembered = this.#showRemembered();
     const { startupMs } = this.server.timeouts;
     let launched: LaunchedServer | undefined;
     try {
@@ -234,6 +304,7 @@ export class Upstream {
       this.instructions = client.getInstructions();
       this.serverInfo = client.getServerVersion();
       const previous = this.lists;
+      const shown = this.#showsRemembered ? previous : undefined;
       this.#client = client;
       await this.#unlessStopped(this.#hooks.onReady(this, client));
       const hints: (CacheHint | undefined)[] = [];
@@ -241,8 +312,10 @@ export class Upstream {
       this.cacheHint = hints.length > 0 ? aggregateCacheHint(hints) : undefined;
       this.startedAt = Date.now();
       this.lastError = undefined;
+      this.#showsRemembered = false; // what is shown is the server's own now
       this.#setState("running");
       if (JSON.stringify(previous) !== JSON.stringify(this.lists)) this.#hooks.onListsChanged(this);
+      this.#remember(launched, shown);
       return client;
     } catch (e) {
       const closed = isClosed(e);
@@ -369,6 +442,7 @@ export class Upstream {
     this.cacheHint = hints.length > 0 ? aggregateCacheHint(hints) : undefined;
     const changed = JSON.stringify(next) !== JSON.stringify(this.lists);
     this.lists = next;
+    if (changed) this.#remember(this.#launched);
     return changed;
   }
 

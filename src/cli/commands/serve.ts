@@ -72,7 +72,8 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
 async function startGateway(ctx: Context, names: string[]) {
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
-  const { gateway, events, info } = await createGateway(config, names, log);
+  // the client sees each server's tools of its last run at once; a call waits for the server (issue 15)
+  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true });
   log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
   const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
     log(`monitor socket unavailable: ${messageOf(e)}`);
