@@ -4,7 +4,7 @@
  * sockets; an MCP client's configuration says which commands the client starts; shell startup files and a
  * repository's .git (hooks, core.fsmonitor) run at the next login or git command.
  */
-import { CLIENT_APP_FOLDERS, CLIENT_HOME_PATHS, CLIENT_LOCATIONS, type ClientLocation } from "../locations/clients.ts";
+import { CLIENT_APP_FOLDERS, CLIENT_HOME_PATHS, CLIENT_HOME_VARS, CLIENT_LOCATIONS, type ClientLocation } from "../locations/clients.ts";
 import { platformDirs } from "../locations/dirs.ts";
 import { isInsideResolved, pathsOf, tilde } from "./_denylist.ts";
 
@@ -48,6 +48,7 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
     }),
     // a sibling program reads a file of its own (Cline's CLI in ~/.cline, VS Code Insiders' user folder)
     ...LOCATIONS.flatMap((c) => (c.siblings ?? []).flatMap((s) => [s.installedAt(d), path.dirname(s.file(d))])),
+    ...CLIENT_HOME_VARS.flatMap((v) => (env.vars[v] ? [path.resolve(home, env.vars[v])] : [])),
   ]);
   const mcpboxHome = path.resolve(env.vars.MCPBOX_HOME || path.join(home, ".mcpbox"));
   const guarded: Guarded[] = [

@@ -53,6 +53,14 @@ describe("writable mounts of code the host runs (SPEC 2.3, allowWritableConfig)"
     expect(writableDanger("C:\\Users\\ada\\AppData\\Roaming\\Code - Insiders\\User", [], wenv(win))).toContain("MCP client");
     expect(writableDanger("C:\\Users\\ada\\.cline", [], wenv(win))).toContain("MCP client");
   });
+  it("refuses the folder a variable moves a client's configuration to (CODEX_HOME, CLAUDE_CONFIG_DIR), and VS Code Insiders' extensions", () => {
+    const vars = { MCPBOX_HOME: "/srv/mcpbox", CODEX_HOME: "/opt/codex", CLAUDE_CONFIG_DIR: "/data/claude" };
+    expect(danger("/opt/codex", { vars })).toContain("is /opt/codex, an MCP client's configuration");
+    expect(danger("/opt", { vars })).toContain("holds /opt/codex");
+    expect(danger("/data/claude/plugins", { vars })).toContain("is inside /data/claude");
+    expect(danger("/opt/codex")).toBeUndefined();
+    expect(danger(`${home}/.vscode-insiders/extensions`)).toContain("MCP client");
+  });
   it("refuses shell startup files and folders on PATH", () => {
     for (const p of [`${home}/.bashrc`, `${home}/.profile`, `${home}/.local/bin`, `${home}/bin`, `${home}/.gitconfig`]) {
       expect(danger(p), p).toContain("which the host runs");

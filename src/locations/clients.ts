@@ -74,7 +74,9 @@ export type ClientName = keyof typeof CLIENT_LOCATIONS;
  * configuration in, and the application folders (under %APPDATA% on Windows, Application Support on macOS).
  */
 export const CLIENT_HOME_PATHS = [
-  ".config", ".claude", ".claude.json", ".cursor", ".vscode", ".vscode-server", ".codeium", ".windsurf", ".continue",
-  ".gemini", ".codex", ".lmstudio", ".zed", ".local/share/zed",
+  ".config", ".claude", ".claude.json", ".cursor", ".vscode", ".vscode-insiders", ".vscode-server", ".codeium", ".windsurf",
+  ".continue", ".gemini", ".codex", ".lmstudio", ".zed", ".local/share/zed",
 ] as const;
 export const CLIENT_APP_FOLDERS = ["Claude", "Code", "Cursor", "Windsurf", "Zed"] as const;
+/** Variables that move a client's whole configuration folder: Codex's CODEX_HOME, Claude Code's CLAUDE_CONFIG_DIR. */
+export const CLIENT_HOME_VARS = ["CODEX_HOME", "CLAUDE_CONFIG_DIR"] as const;

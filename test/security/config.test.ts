@@ -126,6 +126,13 @@ describe("boundary 1: no writable mount of code the host runs", () => {
     refused(p, "servers.files.mounts.2.readOnly", "is ~/.config/Claude, an MCP client's configuration");
     refused(p, "servers.files.mounts.3.readOnly", "is ~/.cline, an MCP client's configuration"); // Cline's CLI reads its own file there
   });
+  it("refuses a writable mount of the folder CODEX_HOME moves Codex's configuration to", () => {
+    const p = project(servers({ files: { image: IMAGE, mounts: [{ source: "../codex-home", target: "/x", readOnly: false }] } }));
+    const codexHome = path.join(path.dirname(p.dir), "codex-home");
+    fs.mkdirSync(codexHome);
+    expect(run(p, ["validate"], { CODEX_HOME: "" }).code).toBe(0); // without the variable it is a folder like any other
+    refused(p, "servers.files.mounts.0.readOnly", `is ${codexHome}, an MCP client's configuration`, "servers.files.dangerous.allowWritableConfig", { CODEX_HOME: codexHome });
+  });
 });
 
 describe("boundary 8: validation has no bypass", () => {
