@@ -2,7 +2,7 @@
  * The built-in code runner against the real engine: run_code through an SDK Client over InMemoryTransport, each run
  * in a fresh hardened container. Every runner gets its own session label, so leftovers are counted by that label.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -288,6 +288,27 @@ describe("python runs as `python3 .run_code.py` would (the pre-started interpret
       await r.close();
       expect(await r.containers()).toEqual([]);
     }
+  });
+
+  it("feeds a stdin larger than a pipe holds (the run's stdin is a pipe): read in full, or left unread without a hang", async () => {
+    const r = await startRunner({ pool: 1, languages: ["python", "node", "bash"], timeouts: { runMs: 30_000 } });
+    try {
+      const stdin = "0123456789abcde\n".repeat(20_000); // 320 KB, five times what a pipe holds
+      const big = "x = 1\n".repeat(20_000); // 120 KB of code: the pre-started interpreter reads it off its pipe too
+      const read = await r.run("python", big + "import sys, hashlib\nd = sys.stdin.buffer.read()\nprint(len(d), hashlib.sha256(d).hexdigest()[:12], x)", { stdin });
+      const sha = createHash("sha256").update(stdin).digest("hex").slice(0, 12);
+      expect(read).toMatchObject({ exitCode: 0, stderr: "", stdout: `320000 ${sha} 1\n` });
+      expect(await r.run("python", "print(input())", { stdin })).toMatchObject({ exitCode: 0, stdout: "0123456789abcde\n" });
+      expect(await r.run("python", "import os; print(os.isatty(0), os.read(0, 4))", { stdin })).toMatchObject({ exitCode: 0, stdout: "False b'0123'\n" });
+      expect(await r.run("bash", "wc -c", { stdin })).toMatchObject({ exitCode: 0, stdout: "320000\n" });
+      expect(await r.run("bash", "echo unread", { stdin })).toMatchObject({ exitCode: 0, stdout: "unread\n", timedOut: false });
+      const js = "let n = 0; process.stdin.on('data', (d) => (n += d.length)).on('end', () => console.log(n));";
+      expect(await r.run("node", js, { stdin })).toMatchObject({ exitCode: 0, stdout: "320000\n" });
+      expect(await r.run("python", "import sys; sys.stdin.close(); print('closed')", { stdin })).toMatchObject({ exitCode: 0, stdout: "closed\n" });
+    } finally {
+      await r.close();
+    }
+    expect(await r.containers()).toEqual([]);
   });
 });
 
