@@ -102,6 +102,15 @@ describe("catalogCache", () => {
     expect(warnings).toEqual(["the cached catalog is not used: $MCPBOX_HOME /x is writable by others"]);
   });
 
+  it("does not keep an entry that holds a secret value the server was given", () => {
+    const dir = scratch();
+    const cache = catalogCache(() => dir, { redact: (t) => t.replaceAll("s3cret-value", "[redacted]") });
+    cache.write(server("a"), "sha256:1", { ...entry, instructions: "token s3cret-value" });
+    expect(fs.readdirSync(dir)).toEqual([]);
+    cache.write(server("a"), "sha256:1", entry);
+    expect(fs.readdirSync(dir)).toHaveLength(1);
+  });
+
   it("does not keep what a later read would refuse", () => {
     const dir = scratch();
     const cache = catalogCache(() => dir);

@@ -45,6 +45,8 @@ export interface CatalogCacheOptions {
   uid?: number | undefined;
   /** a file that is there and is not believed (once per file and reason) */
   warn?: (line: string) => void;
+  /** the gateway's redaction of secret values: an entry in which it changes anything is not written */
+  redact?: (text: string) => string;
 }
 
 /** Instructions kept at most this long (a server's own are passed on as they are; a longer one is not cached). */
@@ -104,11 +106,13 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
     write(server, imageId, entry) {
       try {
         // only what a later read takes: a server whose answer the checks refuse is simply not cached
-        const kept = { v: FORMAT, ...entry };
-        if (!checkedEntry(JSON.parse(JSON.stringify(kept)))) return;
+        const text = JSON.stringify({ v: FORMAT, ...entry });
+        if (Buffer.byteLength(text) > FILE_CAP || !checkedEntry(JSON.parse(text))) return;
+        // a server that spells a secret value it was given into its lists leaves it in memory, not on disk
+        if (o.redact && o.redact(text) !== text) return;
         const target = path.join(folder(), cacheFileName(server, imageId));
         const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
-        fs.writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600, flag: "wx" });
+        fs.writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
         fs.renameSync(tmp, target); // replaces a link planted at the name, never writes through it
       } catch {
         // only an optimisation

@@ -53,7 +53,7 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
   const audit = openAudit(config);
   const events = new GatewayEvents();
   const onEgress = (r: EgressRecord) => events.emit(egressEvent(r));
-  const catalog = o.catalogCache ? catalogCache(() => homeFolder("cache/catalog"), { warn: (line) => log(`warning: ${line}`) }) : undefined;
+  const catalog = o.catalogCache ? catalogCache(() => homeFolder("cache/catalog"), { warn: (line) => log(`warning: ${line}`), redact }) : undefined;
   const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit, onEgress, ...(catalog ? { catalogCache: catalog } : {}) });
   const listCache = listCacheFor();
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });

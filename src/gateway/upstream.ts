@@ -72,6 +72,8 @@ const STABLE_MS = 60_000;
 const RETRY_ON_USE_MS = 10_000;
 /** How long the first start waits for an answer to `server/discover` before it takes the server for a 2025-11-25 one. */
 const PROBE_MS = 5000;
+/** A server whose lists keep changing has them kept for the next gateway at most this often (each is a file write). */
+const REMEMBER_RELIST_MS = 30_000;
 
 /** Results as the server sent them (the gateway passes them on; the clients' SDKs validate what they use). */
 const ANY_RESULT = {
@@ -125,6 +127,8 @@ export class Upstream {
   #remembered: Promise<boolean> | undefined;
   /** what is shown comes from that look-up, not (yet) from the server */
   #showsRemembered = false;
+  /** when a relist last had the launcher keep the lists (at most one write per REMEMBER_RELIST_MS) */
+  #rememberedAt = 0;
   /** why this server can never start in this gateway (a secret that is not set): it is not tried */
   readonly #unavailable: string | undefined;
   /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
@@ -253,7 +257,7 @@ export class Upstream {
   /** Shows what the server offered when it last ran this image, unless its own answers came first. */
   async #showRemembered(): Promise<boolean> {
     const entry = await this.#launcher.remembered?.(this.server).catch(() => undefined);
-    if (!entry || this.#stopped || this.state === "running" || this.lists !== EMPTY_LISTS) return false;
+    if (!entry || this.#stopped || this.state !== "starting" || this.lists !== EMPTY_LISTS) return false;
     this.lists = entry.lists;
     this.capabilities = entry.capabilities;
     this.instructions = entry.instructions;
@@ -263,10 +267,21 @@ export class Upstream {
     return true;
   }
 
+  /** A first start that failed: the tools of the last run are not shown for a server that is not there (list_changed). */
+  #forgetRemembered(): void {
+    this.#showsRemembered = false;
+    this.lists = EMPTY_LISTS;
+    this.capabilities = undefined;
+    this.instructions = undefined;
+    this.serverInfo = undefined;
+    this.#hooks.onListsChanged(this);
+  }
+
   /** Keeps what the running server offers for the next gateway (when the launcher can), unless it is what was shown. */
   #remember(launched: LaunchedServer | undefined, shown?: ServerLists): void {
     if (!launched || !this.#launcher.remember || !this.capabilities) return;
     if (shown && JSON.stringify(shown) === JSON.stringify(this.lists)) return;
+    this.#rememberedAt = Date.now();
     const entry: RememberedServer = {
       lists: this.lists,
       capabilities: this.capabilities,
@@ -333,6 +348,7 @@ export class Upstream {
         return this.#start(true);
       }
       this.lastError = why;
+      if (this.#showsRemembered) this.#forgetRemembered();
       if (this.#stopped) this.#setState("stopped");
       else if (this.restarts > 0 && this.server.restart !== "never") this.#scheduleRestart();
       else {
@@ -442,7 +458,7 @@ export class Upstream {
     this.cacheHint = hints.length > 0 ? aggregateCacheHint(hints) : undefined;
     const changed = JSON.stringify(next) !== JSON.stringify(this.lists);
     this.lists = next;
-    if (changed) this.#remember(this.#launched);
+    if (changed && Date.now() - this.#rememberedAt >= REMEMBER_RELIST_MS) this.#remember(this.#launched);
     return changed;
   }
 
