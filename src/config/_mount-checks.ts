@@ -6,7 +6,7 @@ import path from "node:path";
 import type { ParsedServer } from "./schema.ts";
 import type { Problem } from "./problems.ts";
 import { hostPath } from "./resolve.ts";
-import { denyReason, isInside, pathsOf, type DenyEnv } from "./_denylist.ts";
+import { denyReason, isInsideResolved, pathsOf, type DenyEnv } from "./_denylist.ts";
 import { writableDanger, type WritableEnv } from "./_writable.ts";
 
 export type MountEnv = DenyEnv &
@@ -142,6 +142,7 @@ function sourceOf(dir: string, source: string, env: MountEnv): string {
   return p.resolve(dir, source);
 }
 
+/** Both are resolved (realpath, or path.resolve when it does not exist): the prefix test, not path.relative (issue 15). */
 function isStrictlyInside(child: string, parent: string): boolean {
-  return isInside(child, parent, path);
+  return isInsideResolved(child, parent, path);
 }

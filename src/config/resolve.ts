@@ -2,7 +2,6 @@
  * Defaults (SPEC 2.2) are filled in here and only here: a parsed config becomes a read-only ResolvedConfig
  * that the rest of the program uses. Pure: paths are resolved against the config's folder, nothing is read.
  */
-import { createHash } from "node:crypto";
 import os from "node:os";
 import path from "node:path";
 import type { ParsedConfig, ParsedServer, PolicyConfig } from "./schema.ts";
@@ -154,6 +153,8 @@ export function resolveConfig(parsed: ParsedConfig, file: string): ResolvedConfi
 }
 
 export function configHash(parsed: unknown): string {
+  // node:crypto when a hash is made, not when the config code loads: loading it costs ~8 ms CPU, and validate never hashes (issue 15)
+  const { createHash } = process.getBuiltinModule("node:crypto");
   return createHash("sha256").update(stableJson(parsed)).digest("hex").slice(0, 12);
 }
 

@@ -5,7 +5,6 @@
  * rootless Docker and Podman, the system socket). Pure: the OS, variables, home and file checks come in
  * (`hostDiscoveryEnv` reads the real ones), so every rule is tested with fixtures of each OS.
  */
-import { createHash } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -86,6 +85,8 @@ function currentContext(env: DiscoveryEnv): { candidate?: EngineCandidate; warni
     from = `${tildeOf(p.join(configDir, "config.json"), env)} currentContext`;
   }
   if (typeof name !== "string" || name === "" || name === "default") return {};
+  // node:crypto only for a named context: loading it costs every start of validate ~8 ms CPU (issue 15)
+  const { createHash } = process.getBuiltinModule("node:crypto");
   const meta = p.join(configDir, "contexts", "meta", createHash("sha256").update(name).digest("hex"), "meta.json");
   const parsed = parseJson(env.readFile(meta) ?? "") as { Endpoints?: { docker?: { Host?: unknown } } } | undefined;
   const host = parsed?.Endpoints?.docker?.Host;

@@ -4,7 +4,11 @@
  * proxy network's gateways). An entry that names the address itself (`10.0.0.5/32:5432`) still reaches it.
  * Pure; imports nothing of mcpbox.
  */
-import net from "node:net";
+import type { BlockList } from "node:net";
+
+// node:net and the ranges on first use, not when the config checks load: validate of a config without an allowlist
+// never asks, and they cost it ~8 ms CPU (issue 15)
+const net = () => process.getBuiltinModule("node:net");
 
 /** [range, why] pairs; IPv4-mapped and NAT64/6to4 IPv6 forms are judged by (or refused for) the IPv4 inside. */
 const V4: ReadonlyArray<readonly [string, number, string]> = [
@@ -33,31 +37,34 @@ const V6: ReadonlyArray<readonly [string, number, string]> = [
   ["ff00::", 8, "multicast"],
 ];
 
-const RANGES = (() => {
-  const all: Array<{ list: net.BlockList; why: string }> = [];
+let ranges: Array<{ list: BlockList; why: string }> | undefined;
+function forbiddenRanges(): Array<{ list: BlockList; why: string }> {
+  if (ranges) return ranges;
+  const all: Array<{ list: BlockList; why: string }> = [];
   for (const [a, p, why] of V4) all.push({ list: block(a, p, "ipv4"), why });
   for (const [a, p, why] of V6) all.push({ list: block(a, p, "ipv6"), why });
-  return all;
-})();
+  return (ranges = all);
+}
 
-function block(address: string, prefix: number, family: "ipv4" | "ipv6"): net.BlockList {
-  const list = new net.BlockList();
+function block(address: string, prefix: number, family: "ipv4" | "ipv6"): BlockList {
+  const list = new (net().BlockList)();
   list.addSubnet(address, prefix, family);
   return list;
 }
 
 export type Family = "ipv4" | "ipv6";
 
-const MAPPED = block("::ffff:0:0", 96, "ipv6");
+let mapped: BlockList | undefined;
+const mappedRange = () => (mapped ??= block("::ffff:0:0", 96, "ipv6"));
 
 /** An IP address in one canonical form: IPv4-mapped IPv6 (`::ffff:10.0.0.1`, `::ffff:a00:1`) becomes its IPv4. */
 export function canonicalAddress(address: string): { address: string; family: Family } | undefined {
-  const kind = net.isIP(address);
+  const kind = net().isIP(address);
   if (kind === 4) return { address, family: "ipv4" };
   if (kind !== 6) return undefined;
-  if (MAPPED.check(address, "ipv6")) {
+  if (mappedRange().check(address, "ipv6")) {
     const v4 = address.includes(".") ? address.slice(address.lastIndexOf(":") + 1) : lastWordsAsV4(address);
-    if (v4 !== undefined && net.isIPv4(v4)) return { address: v4, family: "ipv4" };
+    if (v4 !== undefined && net().isIPv4(v4)) return { address: v4, family: "ipv4" };
   }
   return { address: address.toLowerCase(), family: "ipv6" };
 }
@@ -81,7 +88,7 @@ export function forbiddenReason(address: string, extra: readonly string[] = []):
     const x = canonicalAddress(e);
     if (x && x.address === c.address) return "the proxy network's gateway (the host's own services)";
   }
-  for (const r of RANGES) if (r.list.check(c.address, c.family)) return r.why;
+  for (const r of forbiddenRanges()) if (r.list.check(c.address, c.family)) return r.why;
   return undefined;
 }
 
@@ -95,7 +102,7 @@ export function parseCidr(text: string): { contains(address: string): boolean; f
   if (prefixText !== undefined && !/^\d{1,3}$/.test(prefixText)) return undefined;
   const prefix = prefixText === undefined ? max : Number(prefixText);
   if (prefix > max) return undefined;
-  const list = new net.BlockList();
+  const list = new (net().BlockList)();
   list.addSubnet(c.address, prefix, c.family);
   return {
     family: c.family,
