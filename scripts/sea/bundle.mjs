@@ -47,7 +47,7 @@ export async function bundle({ root, outdir, version, target = "node24", splitti
       // jsonc-parser's main is a UMD module whose require() calls a bundle cannot follow; its ESM build bundles
       "jsonc-parser": path.join(root, "node_modules/jsonc-parser/lib/esm/main.js"),
     },
-    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), lazyEngineExtras()],
+    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), lazyEngineExtras(), builtinsByRequire()],
   });
   const files = Object.keys(result.metafile.outputs).map((f) => path.relative(outdir, path.resolve(root, f)));
   return { entry: "main.mjs", files: files.map((f) => f.split(path.sep).join("/")).sort(), metafile: result.metafile };
@@ -139,20 +139,45 @@ function zodEnglishOnly() {
 }
 
 /**
+ * An ESM import of a Node builtin (`import fs from "node:fs"`) makes Node build the builtin's ESM facade, which reads
+ * every export once, lazy getters included: node:fs loads fs/promises (and readline with it), node:util its diff and
+ * worker code. That is ~8 and ~6 ms CPU of every start (issue 15). The bundle takes builtins through require()
+ * instead (the banner's createRequire): esbuild reads a named import as a property at its use, so nothing else loads.
+ */
+function builtinsByRequire() {
+  return {
+    name: "builtins-by-require",
+    setup(build) {
+      build.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) =>
+        args.kind === "import-statement" || args.kind === "dynamic-import" ? { path: args.path, namespace: "builtin-by-require" } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+    },
+  };
+}
+
+/**
  * dockerode loads BuildKit sessions (@grpc/grpc-js, @grpc/proto-loader, protobufjs) and docker-modem loads ssh2 as
  * soon as they are loaded, though mcpbox needs them only for a BuildKit build or an ssh:// DOCKER_HOST: 700 KB of
- * modules run at every start of serve, tools, ps and the reaper (issue 15). Each is required when first called instead.
- * A dependency update that changes these lines fails the build here rather than silently loading them again.
+ * modules run at every start of serve, tools, ps and the reaper (issue 15). commander loads node:child_process (and
+ * with it node:net) for executable subcommands, which mcpbox has none of: ~5 ms CPU of every start, --help included.
+ * Each is required when first called instead. A dependency update that changes these lines fails the build here
+ * rather than silently loading them again.
  */
 function lazyEngineExtras() {
   const lazy = [
     { file: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session'),", to: "withSession = function () { return require('./session').apply(this, arguments); }," },
     { file: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/, from: "ssh = require('./ssh'),", to: "ssh = function () { return require('./ssh').apply(this, arguments); }," },
+    {
+      file: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/,
+      from: "const childProcess = require('node:child_process');",
+      to: "const childProcess = { spawn: (...a) => require('node:child_process').spawn(...a) };",
+    },
   ];
   return {
     name: "lazy-engine-extras",
     setup(build) {
-      build.onLoad({ filter: /[\\/](dockerode|docker-modem)[\\/]lib[\\/](docker|modem)\.js$/ }, (args) => {
+      build.onLoad({ filter: /[\\/](dockerode|docker-modem|commander)[\\/]lib[\\/](docker|modem|command)\.js$/ }, (args) => {
         const l = lazy.find((x) => x.file.test(args.path));
         if (!l) return undefined;
         const text = fs.readFileSync(args.path, "utf8");
