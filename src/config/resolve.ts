@@ -2,6 +2,7 @@
  * Defaults (SPEC 2.2) are filled in here and only here: a parsed config becomes a read-only ResolvedConfig
  * that the rest of the program uses. Pure: paths are resolved against the config's folder, nothing is read.
  */
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import type { ParsedConfig, ParsedServer, PolicyConfig } from "./schema.ts";
@@ -154,7 +155,7 @@ export function resolveConfig(parsed: ParsedConfig, file: string): ResolvedConfi
 
 export function configHash(parsed: unknown): string {
   // node:crypto when a hash is made, not when the config code loads: loading it costs ~8 ms CPU, and validate never hashes (issue 15)
-  const { createHash } = process.getBuiltinModule("node:crypto");
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   return createHash("sha256").update(stableJson(parsed)).digest("hex").slice(0, 12);
 }
 

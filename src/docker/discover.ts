@@ -6,6 +6,7 @@
  * (`hostDiscoveryEnv` reads the real ones), so every rule is tested with fixtures of each OS.
  */
 import fs from "node:fs";
+import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 
@@ -86,7 +87,7 @@ function currentContext(env: DiscoveryEnv): { candidate?: EngineCandidate; warni
   }
   if (typeof name !== "string" || name === "" || name === "default") return {};
   // node:crypto only for a named context: loading it costs every start of validate ~8 ms CPU (issue 15)
-  const { createHash } = process.getBuiltinModule("node:crypto");
+  const { createHash } = createRequire(import.meta.url)("node:crypto") as typeof import("node:crypto");
   const meta = p.join(configDir, "contexts", "meta", createHash("sha256").update(name).digest("hex"), "meta.json");
   const parsed = parseJson(env.readFile(meta) ?? "") as { Endpoints?: { docker?: { Host?: unknown } } } | undefined;
   const host = parsed?.Endpoints?.docker?.Host;

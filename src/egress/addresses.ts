@@ -4,11 +4,14 @@
  * proxy network's gateways). An entry that names the address itself (`10.0.0.5/32:5432`) still reaches it.
  * Pure; imports nothing of mcpbox.
  */
+import { createRequire } from "node:module";
 import type { BlockList } from "node:net";
 
 // node:net and the ranges on first use, not when the config checks load: validate of a config without an allowlist
 // never asks, and they cost it ~8 ms CPU (issue 15)
-const net = () => process.getBuiltinModule("node:net");
+// (a require: process.getBuiltinModule needs Node 20.16, the npm package runs on any Node 20)
+let netModule: typeof import("node:net") | undefined;
+const net = () => (netModule ??= createRequire(import.meta.url)("node:net") as typeof import("node:net"));
 
 /** [range, why] pairs; IPv4-mapped and NAT64/6to4 IPv6 forms are judged by (or refused for) the IPv4 inside. */
 const V4: ReadonlyArray<readonly [string, number, string]> = [
