@@ -148,9 +148,9 @@ function builtinsByRequire() {
   return {
     name: "builtins-by-require",
     setup(build) {
-      build.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) =>
-        args.kind === "import-statement" || args.kind === "dynamic-import" ? { path: args.path, namespace: "builtin-by-require" } : undefined,
-      );
+      // static imports only: with code splitting esbuild gives `await import()` of a CommonJS module only a default
+      // export (see cjsDynamicImports), so `(await import("node:sea")).getAsset` would be undefined
+      build.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) => (args.kind === "import-statement" ? { path: args.path, namespace: "builtin-by-require" } : undefined));
       build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
     },
   };
