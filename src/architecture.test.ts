@@ -57,7 +57,8 @@ function crossings(): { from: string; to: string; file: string; spec: string }[]
   for (const file of sources(SRC)) {
     const from = topOf(file);
     const text = fs.readFileSync(file, "utf8");
-    for (const m of text.matchAll(/(?:\bfrom|\bimport\()\s*"(\.[^"]+)"/g)) {
+    // `from "..."` (imports and re-exports), `import("...")`, and a bare `import "..."` for its side effects
+    for (const m of text.matchAll(/(?:\bfrom|\bimport\(|^\s*import)\s*["'](\.[^"']+)["']/gm)) {
       const to = topOf(path.resolve(path.dirname(file), m[1]!));
       if (to !== from) out.push({ from, to, file: path.relative(SRC, file), spec: m[1]! });
     }
