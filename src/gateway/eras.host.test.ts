@@ -143,9 +143,10 @@ describe("a 2026-07-28 client in front of it", () => {
   let wire: string[] = [];
   let toolsChanged = 0;
   let toGateway: PassThrough;
+  let gw: Gateway;
 
   beforeAll(async () => {
-    const gw = gateway([testServer("mf", { prefix: null })]);
+    gw = gateway([testServer("mf", { prefix: null })]);
     toGateway = new PassThrough();
     const fromGateway = new PassThrough();
     fromGateway.on("data", (d: Buffer) => void wire.push(...String(d).split("\n").filter(Boolean)));
@@ -215,6 +216,28 @@ describe("a 2026-07-28 client in front of it", () => {
     const said = JSON.parse(JSON.parse(textOf(await client.callTool({ name: "era", arguments: {} })))[0].text) as { revision: string; capabilities: Record<string, unknown> };
     expect(said).toMatchObject({ revision: "2026-07-28" });
     expect(Object.keys(said.capabilities)).toEqual(["elicitation"]);
+  });
+
+  it("has the resources its listen stream names subscribed at their server while the stream is open, as over HTTP", async () => {
+    const updated: string[] = [];
+    client.setNotificationHandler("notifications/resources/updated", (n) => void updated.push(n.params.uri));
+    const atServer = () => [...gw.upstreams.get("mf")!.subscriptions];
+    expect(atServer()).toEqual([]);
+    const sub = await client.listen({ resourceSubscriptions: ["note://fixture"] });
+    expect(sub.honoredFilter).toMatchObject({ resourceSubscriptions: ["note://fixture"] });
+    for (let i = 0; i < 100 && atServer().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(atServer()).toEqual(["note://fixture"]);
+    // the server sends updates of a resource to its subscribers only: this one reaches the client's listen stream
+    await client.callTool({ name: "touch-note", arguments: {} });
+    for (let i = 0; i < 100 && updated.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(updated).toEqual(["note://fixture"]);
+    const update = wire.map((l) => JSON.parse(l) as { method?: string; params?: { _meta?: Record<string, unknown> } }).find((m) => m.method === "notifications/resources/updated");
+    expect(update?.params?._meta).toHaveProperty(["io.modelcontextprotocol/subscriptionId"]); // on the listen stream, once
+    expect(wire.filter((l) => l.includes("notifications/resources/updated"))).toHaveLength(1);
+    // the stream closed: the server is told the gateway no longer wants the resource
+    await sub.close();
+    for (let i = 0; i < 100 && atServer().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(atServer()).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { messageOf } from "../errors.ts";
 import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/server";
 import { routeResource } from "./catalog.ts";
-import { PendingRequests, requestKind, vetClientRequest } from "./client-requests.ts";
+import { requestKind, vetClientRequest } from "./client-requests.ts";
 import { clientKey, type CallState } from "./round-trips.ts";
 import type { Gateway } from "./gateway.ts";
 import type { ClientSession } from "./session.ts";
@@ -21,7 +21,6 @@ import type { Upstream, UpstreamHooks } from "./upstream.ts";
 export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCapabilities>): UpstreamHooks {
   const relisting = new Map<Upstream, Promise<void>>();
   const dirty = new Set<Upstream>();
-  const pending = new PendingRequests<Upstream>();
   const lastRelistError = new Map<Upstream, string>();
   const lastRelist = new Map<Upstream, number>();
 
@@ -73,7 +72,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       const call = gw.roundTrips.callFor(up);
       const since = session?.inflightSince.get(up);
       const modern = call && (since === undefined || (call.waiter !== undefined && call.startedAt <= since)) ? call : undefined;
-      const slot = pending.take(up, up.name, modern ? modern.client : clientKey(session));
+      const slot = gw.pendingRequests.take(up, up.name, modern ? modern.client : clientKey(session));
       if ("refused" in slot) {
         if (slot.first) gw.options.log(slot.refused); // once per burst
         throw new RpcError(ErrorCode.InvalidRequest, slot.refused);
@@ -107,7 +106,9 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           const update = { method: n.method, params: { ...params, uri: gw.catalog.exposedUri(up.name, uri) } };
           // to the clients that subscribed to it; when none did (the catalog routes it), to every client
           const subscribed = [...gw.sessions].filter((s) => s.subscriptions.get(up)?.has(uri));
-          for (const s of subscribed.length > 0 ? subscribed : gw.sessions) s.notify(update);
+          // a session holding a listen stream's URIs for a client (heldFor) stands for that client: each client once
+          const targets = new Set([...(subscribed.length > 0 ? subscribed : gw.sessions)].map((s) => s.heldFor ?? s));
+          for (const s of targets) s.notify(update);
           for (const listener of gw.changeListeners) listener({ kind: "resource", uri: update.params.uri, params: update.params });
           return;
         }

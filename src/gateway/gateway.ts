@@ -1,11 +1,9 @@
 /**
  * The gateway (SPEC 4): one Upstream (SDK Client + container) per configured server, shared by every client
- * connected (a ClientSession each, session.ts: its own low-level SDK Server). This file holds the lifecycle and the
- * shared state; handlers.ts answers a client's requests, calls.ts runs tool calls through the guards, forward.ts
- * carries server-to-client traffic, fast-lane.ts is the raw route of tools/call.
+ * connected (a ClientSession each, session.ts: its own low-level SDK v2 Server, bound to the client's era). This file
+ * holds the lifecycle and the shared state; handlers.ts answers a client's requests, calls.ts runs tool calls through
+ * the guards, forward.ts carries server-to-client traffic, fast-lane.ts is the raw route of tools/call.
  */
-import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
-import { InitializeRequestSchema, RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   Server as ModernServer,
   type ClientCapabilities,
@@ -25,6 +23,7 @@ import { FailureReports } from "./failures.ts";
 import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";
 import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
+import { PendingRequests } from "./client-requests.ts";
 import { legacyHost, modernHost, registerHandlers } from "./handlers.ts";
 import type { Launcher } from "./launcher.ts";
 import type { ListCache } from "./list-cache.ts";
@@ -72,6 +71,8 @@ export class Gateway {
   readonly failures: FailureReports;
   /** the clients connected now, in the order they came */
   readonly sessions = new Set<ClientSession>();
+  /** the servers' requests (and input_required questions) waiting on the clients, per server and per client */
+  readonly pendingRequests = new PendingRequests<Upstream>();
   /** 2026-07-28 clients' calls across their retries (round-trips.ts) */
   readonly roundTrips = new RoundTrips();
   /** task handle → the client that made or asked of the task (its status notifications go there, tasks.ts) */
@@ -113,7 +114,7 @@ export class Gateway {
    * it asks, and what the servers send about its calls, is its own.
    */
   async connect(transport: Transport): Promise<ClientSession> {
-    const session = new ClientSession(transport, (s) => this.#ended(s));
+    const session = new ClientSession(transport, (s) => this.#ended(s), this.pendingRequests);
     this.sessions.add(session);
     if (session.raw) {
       const raw = session.raw;
@@ -128,7 +129,7 @@ export class Gateway {
    * `createMcpHandler`): a session of its own that ends when that server closes.
    */
   async modernServer(capabilities?: ClientCapabilities): Promise<ModernServer> {
-    const session = new ClientSession(undefined, (s) => this.#ended(s));
+    const session = new ClientSession(undefined, (s) => this.#ended(s), this.pendingRequests);
     // a per-request client says what it can do with each request, after the servers started: they are told all a
     // client may do (within each one's clientRequests), and a request to a client that cannot is answered with why
     this.#resolveClientCaps(capabilities ?? ANY_CLIENT);
@@ -139,12 +140,13 @@ export class Gateway {
 
   /**
    * A client's `subscriptions/listen` asks for updates of `uris` (as clients know them) without a session of its own
-   * (the SDK's HTTP listen streams): a holder session keeps each subscribed at its server as a client's
-   * resources/subscribe does, until the returned function lets go (the server is told to unsubscribe when no client
-   * wants the URI any more).
+   * (the SDK's HTTP listen streams), or for a stdio client's listen stream (`owner`): a holder session keeps each
+   * subscribed at its server as a client's resources/subscribe does, until the returned function lets go (the server
+   * is told to unsubscribe when no client wants the URI any more).
    */
-  holdSubscriptions(uris: readonly string[]): () => void {
-    const holder = new ClientSession(undefined, (s) => this.#ended(s));
+  holdSubscriptions(uris: readonly string[], owner?: ClientSession): () => void {
+    const holder = new ClientSession(undefined, (s) => this.#ended(s), this.pendingRequests);
+    holder.heldFor = owner; // a stdio client's listen stream: the updates go to that client's connection
     this.sessions.add(holder);
     const added = new Map<Upstream, string[]>();
     for (const exposed of uris) {
@@ -169,6 +171,7 @@ export class Gateway {
       registerHandlers(this, session, legacyHost(server));
       return server;
     },
+    hold: (session, uris) => this.holdSubscriptions(uris, session),
     modern: async (session) => {
       // what the servers are told the client can do, when it is the first: its first request's envelope says
       this.#resolveClientCaps(session.capabilities ?? {});
@@ -223,12 +226,13 @@ export class Gateway {
   }
 
   /** A legacy client's initialize: its capabilities go to the servers (the first client's), then what is offered. */
-  #onInitialize(session: ClientSession, s: LegacyServer): void {
+  #onInitialize(session: ClientSession, s: ModernServer): void {
+    // the SDK's own answer (it binds the server to the client's revision and keeps its capabilities), then what is offered
     const server = s as unknown as { _oninitialize(r: unknown): Promise<InitializeResult> };
-    s.setRequestHandler(InitializeRequestSchema, async (request) => {
+    s.setRequestHandler("initialize", async (request) => {
       const result = await server._oninitialize(request);
-      session.capabilities = request.params.capabilities as ClientCapabilities;
-      session.clientInfo = request.params.clientInfo as Implementation;
+      session.capabilities = request.params.capabilities;
+      session.clientInfo = request.params.clientInfo;
       this.#resolveClientCaps(session.capabilities);
       const offered = await this.#advertised();
       const capabilities = offered.lazy ? result.capabilities : offered.capabilities;
@@ -244,7 +248,7 @@ export class Gateway {
       for (const line of this.failures.lines()) session.tellError(line); // what failed before the client could be told
     };
     // A client's roots changed: every running server is told and asks again (answered with its translation).
-    s.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    s.setNotificationHandler("notifications/roots/list_changed", async () => {
       for (const up of this.upstreams.values()) up.notify({ method: "notifications/roots/list_changed" });
     });
   }

@@ -2,31 +2,14 @@
  * A client's requests, answered from the catalog or routed to the owning server (SPEC 4.1), the same for both eras:
  * a handler host (below) registers each with the SDK server of the client's era.
  */
-import {
-  CallToolRequestSchema,
-  CancelTaskRequestSchema,
-  CompleteRequestSchema,
-  GetTaskPayloadRequestSchema,
-  GetTaskRequestSchema,
-  ListTasksRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ReadResourceRequestSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import type { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
+import { specTypeSchemas } from "@modelcontextprotocol/server";
 import type {
   CallToolRequest,
   CompleteRequest,
   GetPromptRequest,
   ReadResourceRequest,
   Request,
-  Server as ModernServer,
+  Server,
   SetLevelRequest,
   SubscribeRequest,
   UnsubscribeRequest,
@@ -45,37 +28,6 @@ export interface HandlerHost {
   readonly era: "legacy" | "modern";
   on(method: string, handler: (request: never, extra: Extra) => Promise<unknown>): void;
   fallback(handler: (request: Request, extra: Extra) => Promise<unknown>): void;
-}
-
-const LEGACY_SCHEMAS = {
-  "tools/list": ListToolsRequestSchema,
-  "prompts/list": ListPromptsRequestSchema,
-  "resources/list": ListResourcesRequestSchema,
-  "resources/templates/list": ListResourceTemplatesRequestSchema,
-  "tools/call": CallToolRequestSchema,
-  "prompts/get": GetPromptRequestSchema,
-  "resources/read": ReadResourceRequestSchema,
-  "resources/subscribe": SubscribeRequestSchema,
-  "resources/unsubscribe": UnsubscribeRequestSchema,
-  "completion/complete": CompleteRequestSchema,
-  "logging/setLevel": SetLevelRequestSchema,
-  "tasks/get": GetTaskRequestSchema,
-  "tasks/result": GetTaskPayloadRequestSchema,
-  "tasks/cancel": CancelTaskRequestSchema,
-  "tasks/list": ListTasksRequestSchema,
-} as const;
-
-export function legacyHost(server: LegacyServer): HandlerHost {
-  return {
-    era: "legacy",
-    on(method, handler) {
-      const schema = LEGACY_SCHEMAS[method as keyof typeof LEGACY_SCHEMAS];
-      server.setRequestHandler(schema, ((request: never, extra: Extra) => handler(request, extra)) as never);
-    },
-    fallback(handler) {
-      server.fallbackRequestHandler = ((request: Request, extra: Extra) => handler(request, extra)) as never;
-    },
-  };
 }
 
 /** The reserved keys of a 2026-07-28 request's `_meta` envelope, as the SDK lifts them (ctx.mcpReq.envelope). */
@@ -100,10 +52,48 @@ interface ModernContext {
 }
 
 /**
+ * A 2025-11-25 client's server (an SDK v2 Server bound to that era at initialize): each request's signal and progress.
+ * tools/call is dispatched from the SDK's fallback, past its tools/call wrapper, which refuses the tasks extension's
+ * answer to a task-augmented call (CreateTaskResult); the request and the answer are checked here instead, as the
+ * 2025-11-25 schemas have them (a task answer for a call that asked for a task, else a tool result).
+ */
+export function legacyHost(server: Server): HandlerHost {
+  const extraOf = (ctx: ModernContext): Extra => ({ signal: ctx.mcpReq.signal, sendNotification: (n) => ctx.mcpReq.notify(n) });
+  let callTool: ((request: never, extra: Extra) => Promise<unknown>) | undefined;
+  let rest: ((request: Request, extra: Extra) => Promise<unknown>) | undefined;
+  server.fallbackRequestHandler = (async (request: Request, ctx: ModernContext) => {
+    if (request.method === "tools/call" && callTool) return checkedToolCall(request, (r) => callTool!(r as never, extraOf(ctx)));
+    if (rest) return rest(request, extraOf(ctx));
+    throw new RpcError(ErrorCode.MethodNotFound, "Method not found");
+  }) as never;
+  return {
+    era: "legacy",
+    on(method, handler) {
+      if (method === "tools/call") return void (callTool = handler);
+      server.setRequestHandler(method as never, ((request: never, ctx: ModernContext) => handler(request, extraOf(ctx))) as never);
+    },
+    fallback(handler) {
+      rest = handler;
+    },
+  };
+}
+
+/** A 2025-11-25 tools/call, its request and its answer checked against the schemas of that revision. */
+async function checkedToolCall(request: Request, run: (request: CallToolRequest) => Promise<unknown>): Promise<unknown> {
+  const asked = specTypeSchemas.CallToolRequest["~standard"].validate(request);
+  if (asked.issues) throw new RpcError(ErrorCode.InvalidParams, `Invalid tools/call request: ${JSON.stringify(asked.issues, null, 2)}`);
+  const result = await run(asked.value);
+  const task = (asked.value.params as { task?: unknown }).task !== undefined;
+  const answer = (task ? specTypeSchemas.CreateTaskResult : specTypeSchemas.CallToolResult)["~standard"].validate(result);
+  if (answer.issues) throw new RpcError(ErrorCode.InvalidParams, `Invalid ${task ? "task creation" : "tools/call"} result: ${JSON.stringify(answer.issues, null, 2)}`);
+  return answer.value;
+}
+
+/**
  * A 2026-07-28 client's server: each request's envelope says who asks and what it can do (kept on the session for
  * the servers' requests during it), its `_meta` (trace context: traceparent, tracestate, baggage) goes on as it came.
  */
-export function modernHost(server: ModernServer, session: ClientSession): HandlerHost {
+export function modernHost(server: Server, session: ClientSession): HandlerHost {
   const extraOf = (ctx: ModernContext): Extra => {
     const env = ctx.mcpReq.envelope ?? {};
     const capabilities = env[ENVELOPE.capabilities] as ClientSession["capabilities"];

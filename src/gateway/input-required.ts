@@ -9,6 +9,7 @@
 import type { Request, Result } from "@modelcontextprotocol/server";
 import { PENDING_PER_CLIENT, vetClientRequest } from "./client-requests.ts";
 import { askLegacyClient } from "./forward.ts";
+import { clientKey } from "./round-trips.ts";
 import { translateRoots } from "./roots.ts";
 import { ErrorCode, relayed, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
@@ -73,17 +74,34 @@ export function retryFields(up: Upstream, modern: ModernRequest | undefined): Re
 
 /**
  * Asks a 2025-11-25 client the server's questions as real requests; the fields of the retry that carries the answers.
+ * Each question holds a slot of the server's requests pending at this client (session.pending, the same bounds as a
+ * 2025-11-25 server's own requests, SECURITY boundary 5): several calls' answers at once cannot put more on a client
+ * than one server may have waiting there. All slots are taken before any question is asked, or none is asked.
  * A question the client cannot answer fails the call with the client's (or the policy's) words.
  */
 export async function askForLegacyClient(session: ClientSession, up: Upstream, answer: InputRequired, signal: AbortSignal): Promise<Record<string, unknown>> {
   const asks = vetted(up, answer);
   if (asks.length === 0) throw new RpcError(ErrorCode.InternalError, `server ${up.name} asked for input without saying what (input_required without inputRequests)`);
+  const slots: { release: () => void }[] = [];
+  const releaseAll = () => slots.forEach((s) => s.release());
+  for (let i = 0; i < asks.length; i++) {
+    const slot = session.pending.take(up, up.name, clientKey(session));
+    if ("refused" in slot) {
+      releaseAll();
+      throw new RpcError(ErrorCode.InvalidRequest, slot.refused);
+    }
+    slots.push(slot);
+  }
+  // each slot is given back when its question is answered (or fails): one still waiting at the client when another
+  // failed the call keeps its slot until then
   const responses = await Promise.all(
-    asks.map(async ([key, request]) => {
+    asks.map(async ([key, request], i) => {
       try {
         return [key, await askLegacyClient(session, up, request, signal)] as const;
       } catch (e) {
         throw relayed(e);
+      } finally {
+        slots[i]!.release();
       }
     }),
   );

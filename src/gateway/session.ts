@@ -5,15 +5,16 @@
  * audit.
  *
  * The era (SPEC 4.8) is the client's first message's: `initialize` (or anything without the 2026-07-28 `_meta`
- * envelope) is a 2025-11-25 client, served by the SDK v1 Server; `server/discover` or an enveloped request is a
- * 2026-07-28 client, served by an SDK v2 Server through v2's own connection entry (`serveStdio`), which answers
- * discovery, lifts each request's envelope and streams `subscriptions/listen`.
+ * envelope) is a 2025-11-25 client, served by an SDK v2 Server connected to the client's transport (the 2025-11-25
+ * handshake binds it to that era); `server/discover` or an enveloped request is a 2026-07-28 client, served by an SDK
+ * v2 Server through v2's own connection entry (`serveStdio`), which answers discovery, lifts each request's envelope
+ * and streams `subscriptions/listen`. One SDK, both eras; tools/call over stdio takes the one raw route (fast-lane.ts).
  */
-import { Server as LegacyServer } from "@modelcontextprotocol/sdk/server/index.js";
-import type { ClientCapabilities, Implementation, JSONRPCMessage, LoggingLevel, Notification, Server as ModernServer, Transport } from "@modelcontextprotocol/server";
+import { Server, type ClientCapabilities, type Implementation, type JSONRPCMessage, type LoggingLevel, type Notification, type Transport } from "@modelcontextprotocol/server";
 import { serveStdio, type StdioServerHandle } from "@modelcontextprotocol/server/stdio";
 import { VERSION } from "../version.ts";
 import { ALL_CAPABILITIES } from "./capabilities.ts";
+import { PendingRequests } from "./client-requests.ts";
 import { isRawChannel, type RawChannel } from "./raw-channel.ts";
 import { ErrorCode } from "./rpc-error.ts";
 import type { Upstream } from "./upstream.ts";
@@ -40,8 +41,17 @@ export function openingEra(message: unknown): Era {
 
 /** How the gateway builds a session's server of either era (gateway.ts). */
 export interface SessionSetup {
-  legacy(session: ClientSession): LegacyServer;
-  modern(session: ClientSession): Promise<ModernServer>;
+  legacy(session: ClientSession): Server;
+  modern(session: ClientSession): Promise<Server>;
+  /** keeps `uris` (as clients know them) subscribed at their servers for `session` until the returned release */
+  hold(session: ClientSession, uris: readonly string[]): () => void;
+}
+
+/** The resource URIs a `subscriptions/listen` request asks updates of (at most 1000), as HTTP reads them (src/http). */
+export function listenedResources(message: unknown): string[] {
+  const m = message as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | null;
+  const uris = m?.method === "subscriptions/listen" ? m.params?.notifications?.resourceSubscriptions : undefined;
+  return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === "string").slice(0, 1000) : [];
 }
 
 let nextId = 0;
@@ -52,9 +62,9 @@ export class ClientSession {
   /** the client's channel when it takes raw lines (stdio): tools/call then takes the one path's raw route */
   readonly raw: RawChannel | undefined;
   era: Era | undefined;
-  /** the SDK server of this client, by era */
-  legacy: LegacyServer | undefined;
-  modern: ModernServer | undefined;
+  /** the SDK server of this client, by era (the same SDK class, bound to the client's era) */
+  legacy: Server | undefined;
+  modern: Server | undefined;
   initialized = false;
   capabilities: ClientCapabilities | undefined;
   clientInfo: Implementation | undefined;
@@ -66,6 +76,13 @@ export class ClientSession {
   readonly inflight = new Map<Upstream, number>();
   /** server → when the first of this client's calls in flight to it started */
   readonly inflightSince = new Map<Upstream, number>();
+  /**
+   * the servers' requests waiting on the clients, shared by every session of a gateway: a legacy server's requests
+   * and a modern server's input_required questions asked of this client count against the same bounds
+   */
+  readonly pending: PendingRequests<Upstream>;
+  /** a session that only holds subscriptions (gateway.ts holdSubscriptions) for this client, which hears their updates */
+  heldFor: ClientSession | undefined;
   /** one request's session (the SDK's per-request HTTP entry): what it parks outlives it, for the client's retry */
   perRequest = false;
   /** resolves once the client's connection is closed (by either side) */
@@ -75,8 +92,9 @@ export class ClientSession {
   #stdio: StdioServerHandle | undefined;
   readonly #onClose: (s: ClientSession) => void;
 
-  constructor(transport: Transport | undefined, onClose: (s: ClientSession) => void) {
+  constructor(transport: Transport | undefined, onClose: (s: ClientSession) => void, pending = new PendingRequests<Upstream>()) {
     this.transport = transport;
+    this.pending = pending;
     this.raw = isRawChannel(transport) ? transport : undefined;
     this.#onClose = onClose;
     this.closed = new Promise((resolve) => (this.#closedNow = resolve));
@@ -91,7 +109,7 @@ export class ClientSession {
       if (this.era === "legacy") {
         this.legacy = setup.legacy(this);
         this.legacy.onclose = () => this.#ended();
-        await this.legacy.connect(opening as never);
+        await this.legacy.connect(opening);
       } else {
         const meta = (first as { params?: { _meta?: Record<string, unknown> } }).params?._meta ?? {};
         const caps = meta[CLIENT_CAPABILITIES_KEY];
@@ -110,6 +128,26 @@ export class ClientSession {
           });
           return true;
         };
+        // a listen stream that names resources keeps them subscribed at their servers while it is open, as over HTTP:
+        // until the client cancels it, the SDK answers it (ended, or refused), or the connection ends
+        const held = new Map<unknown, () => void>();
+        const letGo = (id: unknown) => {
+          held.get(id)?.();
+          held.delete(id);
+        };
+        opening.observe = (m) => {
+          const r = m as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+          if (r.method === "notifications/cancelled") return letGo(r.params?.requestId);
+          if (r.method !== "subscriptions/listen" || r.id === undefined) return;
+          const uris = listenedResources(m);
+          letGo(r.id);
+          if (uris.length > 0) held.set(r.id, setup.hold(this, uris));
+        };
+        opening.sent = (m) => {
+          const r = m as { id?: unknown; result?: unknown; error?: unknown };
+          if (r.id !== undefined && (r.result !== undefined || r.error !== undefined)) letGo(r.id);
+        };
+        void this.closed.then(() => [...held.keys()].forEach(letGo));
         this.#stdio = serveStdio(async () => (this.modern = await setup.modern(this)), { transport: opening as never, legacy: "reject", onerror: () => {} });
       }
     };
@@ -117,7 +155,7 @@ export class ClientSession {
   }
 
   /** A modern server for one request over HTTP (the SDK's per-request entry): this session lives as long as it. */
-  async serveModern(setup: SessionSetup): Promise<ModernServer> {
+  async serveModern(setup: SessionSetup): Promise<Server> {
     this.era = "modern";
     this.perRequest = true;
     this.modern = await setup.modern(this);
@@ -139,6 +177,7 @@ export class ClientSession {
 
   /** A notification to this client (dropped while it does not read, or once it is gone). */
   notify(n: Notification): void {
+    if (this.heldFor) return this.heldFor.notify(n);
     if (this.#isClosed || !this.initialized) return;
     if (this.raw) this.raw.sendLine(JSON.stringify({ jsonrpc: "2.0", method: n.method, ...(n.params ? { params: n.params } : {}) }), true);
     else if (this.legacy) void this.legacy.notification(n as never).catch(() => {});
@@ -202,6 +241,9 @@ class OpeningTransport implements Transport {
   onFirst: ((message: JSONRPCMessage) => Promise<void>) | undefined;
   /** a message this connection answers itself (true), never handing it to the SDK */
   refuse: ((message: JSONRPCMessage) => boolean) | undefined;
+  /** sees each message handed to the SDK, and each one sent to the client */
+  observe: ((message: JSONRPCMessage) => void) | undefined;
+  sent: ((message: JSONRPCMessage) => void) | undefined;
   readonly #inner: Transport;
   readonly #gone: () => void;
   #queue: [JSONRPCMessage, unknown][] | undefined = [];
@@ -221,7 +263,7 @@ class OpeningTransport implements Transport {
     this.#started = true;
     this.#inner.onmessage = (m, extra) => {
       if (this.refuse?.(m)) return;
-      if (!this.#queue) return void this.onmessage?.(m, extra);
+      if (!this.#queue) return void this.#deliver(m as JSONRPCMessage, extra);
       this.#queue.push([m as JSONRPCMessage, extra]);
       if (this.#queue.length === 1) void this.#open(m as JSONRPCMessage);
     };
@@ -241,10 +283,16 @@ class OpeningTransport implements Transport {
     }
     const queued = this.#queue ?? [];
     this.#queue = undefined;
-    for (const [m, extra] of queued) if (m === first || !this.refuse?.(m)) this.onmessage?.(m, extra as never);
+    for (const [m, extra] of queued) if (m === first || !this.refuse?.(m)) this.#deliver(m, extra);
+  }
+
+  #deliver(message: JSONRPCMessage, extra: unknown): void {
+    this.observe?.(message);
+    this.onmessage?.(message, extra as never);
   }
 
   send(message: JSONRPCMessage, options?: Parameters<Transport["send"]>[1]): Promise<void> {
+    this.sent?.(message);
     return this.#inner.send(message, options);
   }
 
@@ -255,9 +303,12 @@ class OpeningTransport implements Transport {
 
 export const LEGACY_SERVER_INFO: Implementation = { name: "mcpbox", version: VERSION };
 
-/** A legacy session's SDK server, as every gateway builds it. */
-export function legacyServer(info: Implementation = LEGACY_SERVER_INFO): LegacyServer {
-  const s = new LegacyServer(info, { capabilities: ALL_CAPABILITIES });
+/**
+ * A legacy session's SDK server, as every gateway builds it. The SDK's own input_required shim stays off: the gateway
+ * itself asks a 2025-11-25 client what a 2026-07-28 server needs (input-required.ts), under its bounds.
+ */
+export function legacyServer(info: Implementation = LEGACY_SERVER_INFO): Server {
+  const s = new Server(info, { capabilities: ALL_CAPABILITIES, inputRequired: { legacyShim: false } });
   s.onerror = () => {}; // bad input is answered by the transport; nothing here is fatal
   return s;
 }
