@@ -2,10 +2,12 @@
  * A request routed to one server: progress tokens mapped, cancellation passed on, the per-call timeout, and an
  * audit line plus a call event for tools/call, prompts/get and resources/read (SPEC 4.3, 4.7).
  */
-import { inputRequired, ProtocolError, type ClientCapabilities, type LoggingLevel, type Notification, type Request, type Result } from "@modelcontextprotocol/server";
+import { inputRequired, ProtocolError, type LoggingLevel, type Request, type Result } from "@modelcontextprotocol/server";
 import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification } from "./forward.ts";
-import type { Gateway } from "./gateway.ts";
+import type { CallInfo, Extra, Hub as Gateway } from "./hub.ts";
+
+export type { CallInfo, Extra, ModernRequest } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, retryFields, tooManyRounds } from "./input-required.ts";
 import { CallState } from "./round-trips.ts";
@@ -14,25 +16,6 @@ import { ErrorCode, RpcError } from "./rpc-error.ts";
 import { auditValue } from "./redact.ts";
 import type { Upstream } from "./upstream.ts";
 
-/** What a handler knows of the client's request, whichever SDK and era it came through. */
-export interface Extra {
-  signal: AbortSignal;
-  sendNotification(n: Notification): Promise<void>;
-  /** a 2026-07-28 request: what its envelope and retry fields say */
-  modern?: ModernRequest | undefined;
-  /**
-   * the call belongs to a modern round trip (round-trips.ts), not to the client request that started it: a
-   * per-request session (HTTP) ends with its answer, the call goes on until `signal` says otherwise
-   */
-  detached?: boolean | undefined;
-}
-
-export interface ModernRequest {
-  logLevel?: LoggingLevel | undefined;
-  capabilities?: ClientCapabilities | undefined;
-  inputResponses?: Record<string, unknown> | undefined;
-  requestState?: string | undefined;
-}
 
 const isCallState = (v: unknown): v is CallState => v instanceof CallState;
 
@@ -99,11 +82,6 @@ export async function forwardModern(gw: Gateway, session: ClientSession, up: Ups
   }
 }
 
-export interface CallInfo {
-  method: string;
-  tool?: string | undefined;
-  args?: unknown;
-}
 
 /** Sends `request` to `up` on behalf of the client request of `session` described by `extra`. */
 export async function forward(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {

@@ -9,7 +9,7 @@ import { MissingRequiredClientCapabilityError } from "@modelcontextprotocol/serv
 import { routeResource } from "./catalog.ts";
 import { requestKind, vetClientRequest } from "./client-requests.ts";
 import { clientKey, type CallState } from "./round-trips.ts";
-import type { Gateway } from "./gateway.ts";
+import type { Hub as Gateway } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { translateRoots } from "./roots.ts";

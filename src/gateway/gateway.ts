@@ -13,45 +13,23 @@ import {
   type ServerCapabilities,
   type Transport,
 } from "@modelcontextprotocol/server";
-import type { ResolvedServer } from "../config/resolve.ts";
-import type { AuditSink } from "./audit.ts";
 import { ALL_CAPABILITIES, gatewayInstructions, unionCapabilities } from "./capabilities.ts";
 import { buildCatalog, routeResource, type Catalog } from "./catalog.ts";
 import { acceptLists, NameClaims } from "./claims.ts";
-import type { GatewayEvents } from "../monitor/events.ts";
 import { FailureReports } from "./failures.ts";
 import { FastLane } from "./fast-lane.ts";
 import { forwardingHooks } from "./forward.ts";
 import { EMPTY_LISTS, type ServerLists } from "./lists.ts";
 import { PendingRequests } from "./client-requests.ts";
 import { legacyHost, modernHost, registerHandlers } from "./handlers.ts";
-import type { Launcher } from "./launcher.ts";
-import type { ListCache } from "./list-cache.ts";
-import type { Redact } from "./redact.ts";
 import { ClientSession, LEGACY_SERVER_INFO, legacyServer, levelRank, type SessionSetup } from "./session.ts";
 import { RoundTrips } from "./round-trips.ts";
 import { Upstream, type UpstreamHooks } from "./upstream.ts";
+import type { GatewayChange, GatewayOptions, Hub } from "./hub.ts";
 
-export interface GatewayOptions {
-  servers: readonly ResolvedServer[];
-  launcher: Launcher;
-  session: string;
-  events: GatewayEvents;
-  audit: AuditSink;
-  redact: Redact;
-  /** human lines (stderr) */
-  log: (line: string) => void;
-  /** lets lazy servers be listed without starting them */
-  listCache?: ListCache;
-  /** servers that cannot start in this gateway, and why (a secret not set): they are reported, never tried */
-  unavailable?: ReadonlyMap<string, string>;
-}
+export type { GatewayChange, GatewayOptions } from "./hub.ts";
 
-/**
- * A change every client hears of, for entries whose clients listen without a session of their own (the SDK's HTTP
- * `subscriptions/listen` streams): lists that changed, or a resource updated (its URI as clients know it).
- */
-export type GatewayChange = { kind: "lists"; tools: boolean; prompts: boolean; resources: boolean } | { kind: "resource"; uri: string; params: Record<string, unknown> };
+
 
 /** What the servers are told when the client's capabilities come per request (clientRequests still applies). */
 const ANY_CLIENT: ClientCapabilities = { sampling: {}, elicitation: { form: {}, url: {} }, roots: { listChanged: true } };
@@ -59,7 +37,7 @@ const ANY_CLIENT: ClientCapabilities = { sampling: {}, elicitation: { form: {}, 
 /** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
 const INITIALIZE_WAIT_MS = 25_000; // below the 30 s some clients allow for initialize
 
-export class Gateway {
+export class Gateway implements Hub {
   readonly upstreams: ReadonlyMap<string, Upstream>;
   readonly options: GatewayOptions;
   /** one server without prefix: a transparent proxy */

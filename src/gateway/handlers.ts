@@ -19,7 +19,7 @@ import { parseTaskHandle, withTaskHandles } from "./tasks.ts";
 import { aggregateCacheHint } from "./cache-hints.ts";
 import { forward, forwardModern, type Extra } from "./calls.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
-import type { Gateway } from "./gateway.ts";
+import type { Hub as Gateway } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
 import { callTool } from "./tool-call.ts";
 

@@ -14,7 +14,7 @@ import { translateRoots } from "./roots.ts";
 import { ErrorCode, relayed, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import type { Upstream } from "./upstream.ts";
-import type { ModernRequest } from "./calls.ts";
+import type { ModernRequest } from "./hub.ts";
 
 /** Round trips the gateway makes for a 2025-11-25 client in one call before it gives up (the SDK's own default is 10). */
 export const MAX_ROUNDS = 8;

@@ -7,7 +7,7 @@ import { forward, forwardModern, record, type Extra } from "./calls.ts";
 import { isInputRequired } from "./input-required.ts";
 import { withTaskHandles } from "./tasks.ts";
 import type { Catalog } from "./catalog.ts";
-import type { Gateway } from "./gateway.ts";
+import type { Hub as Gateway } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
 import { toolPolicy } from "./guards.ts";
