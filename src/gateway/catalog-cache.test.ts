@@ -9,7 +9,7 @@ import { EMPTY_LISTS } from "./lists.ts";
 
 const server = (name: string, extra: Record<string, unknown> = {}) => ({ name, prefix: name, image: "x:1", ...extra }) as unknown as ResolvedServer;
 const lists = { ...EMPTY_LISTS, tools: [{ name: "echo", inputSchema: { type: "object" as const }, annotations: { readOnlyHint: true } }] };
-const entry: RememberedServer = { lists, capabilities: { tools: { listChanged: true } }, instructions: "use echo", serverInfo: { name: "fixture", version: "1.0.0" } };
+const entry: RememberedServer = { lists, capabilities: { tools: { listChanged: true } }, instructions: "use echo", serverInfo: { name: "fixture", version: "1.0.0" }, era: { kind: "legacy" } };
 const dirs: string[] = [];
 const scratch = () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-catalog-"));
@@ -64,7 +64,7 @@ describe("catalogCache", () => {
     const warnings: string[] = [];
     const cache = catalogCache(() => dir, { warn: (l) => warnings.push(l) });
     const target = path.join(dir, cacheFileName(server("a"), "sha256:1"));
-    for (const bad of ["{not json", JSON.stringify({ v: 1, lists: { tools: [{ name: 1 }] }, capabilities: {} }), JSON.stringify({ lists, capabilities: {} })]) {
+    for (const bad of ["{not json", JSON.stringify({ v: 2, lists: { tools: [{ name: 1 }] }, capabilities: {} }), JSON.stringify({ lists, capabilities: {} })]) {
       fs.writeFileSync(target, bad, { mode: 0o600 });
       expect(cache.read(server("a"), "sha256:1")).toBeUndefined();
     }
@@ -121,12 +121,17 @@ describe("catalogCache", () => {
 
 describe("checkedEntry", () => {
   it("takes what mcpbox wrote, and refuses a bad capability, serverInfo or instructions", () => {
-    const ok = { v: 1, ...entry };
+    const ok = { v: 2, ...entry };
     expect(checkedEntry(ok)).toEqual(entry);
-    expect(checkedEntry({ ...ok, v: 2 })).toBeUndefined();
+    expect(checkedEntry({ ...ok, v: 1 })).toBeUndefined();
     expect(checkedEntry({ ...ok, capabilities: "all" })).toBeUndefined();
     expect(checkedEntry({ ...ok, serverInfo: { name: 1 } })).toBeUndefined();
     expect(checkedEntry({ ...ok, instructions: 7 })).toBeUndefined();
+    expect(checkedEntry({ ...ok, era: undefined })).toBeUndefined();
+    expect(checkedEntry({ ...ok, era: { kind: "modern", revision: "2026-07-28" } })).toBeUndefined(); // no discover answer
+    const discover = { supportedVersions: ["2026-07-28"], capabilities: {}, serverInfo: { name: "m", version: "1" } };
+    const modern = checkedEntry({ ...ok, era: { kind: "modern", discover, revision: "2026-07-28" } });
+    expect(modern?.era).toEqual({ kind: "modern", discover, revision: "2026-07-28" });
   });
 });
 

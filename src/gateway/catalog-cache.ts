@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { isSpecType, type Implementation, type ServerCapabilities } from "@modelcontextprotocol/server";
+import { isSpecType, type DiscoverResult, type Implementation, type ServerCapabilities } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
 import { messageOf } from "../errors.ts";
@@ -25,12 +25,17 @@ import { CAPS } from "./limits.ts";
 import type { ServerLists } from "./lists.ts";
 import { shortHash } from "./names.ts";
 
-/** What a server offered when it last ran: enough to answer initialize and the lists before it is up again. */
+/**
+ * What a server offered when it last ran: enough to answer initialize and the lists before it is up again, and its
+ * era verdict (the requests a client sends meanwhile are built for that era; its next start skips the probe).
+ */
 export interface RememberedServer {
   lists: ServerLists;
   capabilities: ServerCapabilities;
   instructions?: string | undefined;
   serverInfo?: Implementation | undefined;
+  /** "modern": 2026-07-28, with its server/discover answer and the revision spoken; "legacy": 2025-11-25 */
+  era: { kind: "legacy" } | { kind: "modern"; discover: DiscoverResult; revision: string };
 }
 
 export interface CatalogCache {
@@ -53,7 +58,7 @@ export interface CatalogCacheOptions {
 export const INSTRUCTIONS_CAP = 256 * 1024;
 /** A file longer than this is not read at all. */
 const FILE_CAP = CAPS.listBytes + INSTRUCTIONS_CAP + 64 * 1024;
-const FORMAT = 1;
+const FORMAT = 2;
 
 /** `folder`: a function that makes and checks it, e.g. `() => homeFolder("cache/catalog")`; when it throws, nothing is read or written. */
 export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}): CatalogCache {
@@ -94,7 +99,8 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
           raw = undefined;
         }
         const entry = checkedEntry(raw);
-        if (!entry) warn(`ignored the cached catalog ${target}: it is not what mcpbox writes there (a list item or a cap check failed); it is rewritten when server ${server.name} is up`);
+        const older = typeof (raw as { v?: unknown } | undefined)?.v === "number" && (raw as { v: number }).v !== FORMAT;
+        if (!entry && !older) warn(`ignored the cached catalog ${target}: it is not what mcpbox writes there (a list item or a cap check failed); it is rewritten when server ${server.name} is up`);
         return entry;
       } catch (e) {
         warn(`ignored the cached catalog ${target}: ${messageOf(e)}`);
@@ -148,6 +154,8 @@ export function checkedEntry(raw: unknown): RememberedServer | undefined {
   if (!lists) return undefined;
   if (!isSpecType.ServerCapabilities(r.capabilities)) return undefined;
   if (r.instructions !== undefined && (typeof r.instructions !== "string" || r.instructions.length > INSTRUCTIONS_CAP)) return undefined;
+  const era = checkedEra(r.era);
+  if (!era) return undefined;
   let serverInfo: Implementation | undefined;
   if (r.serverInfo !== undefined) {
     if (!isSpecType.Implementation(r.serverInfo) || JSON.stringify(r.serverInfo).length > 64 * 1024) return undefined;
@@ -158,7 +166,17 @@ export function checkedEntry(raw: unknown): RememberedServer | undefined {
     capabilities: r.capabilities as ServerCapabilities, // as written: the server's own answer compares equal to it
     ...(typeof r.instructions === "string" ? { instructions: r.instructions } : {}),
     ...(serverInfo ? { serverInfo } : {}),
+    era,
   };
+}
+
+function checkedEra(raw: unknown): RememberedServer["era"] | undefined {
+  if (!raw || typeof raw !== "object") return undefined;
+  const e = raw as Record<string, unknown>;
+  if (e.kind === "legacy") return { kind: "legacy" };
+  if (e.kind !== "modern" || typeof e.revision !== "string" || e.revision.length > 64) return undefined;
+  if (!isSpecType.DiscoverResult(e.discover) || JSON.stringify(e.discover).length > INSTRUCTIONS_CAP + 64 * 1024) return undefined;
+  return { kind: "modern", discover: e.discover as DiscoverResult, revision: e.revision };
 }
 
 const ITEM = { tools: isSpecType.Tool, prompts: isSpecType.Prompt, resources: isSpecType.Resource, templates: isSpecType.ResourceTemplate } as const;

@@ -262,6 +262,11 @@ export class Upstream {
     this.capabilities = entry.capabilities;
     this.instructions = entry.instructions;
     this.serverInfo = entry.serverInfo;
+    // the era of the last run: what clients send meanwhile is built for it, and the start skips the probe when it
+    // has not sent it yet (the image and config are the same: so is the server)
+    this.era = entry.era.kind;
+    if (entry.era.kind === "modern") this.#revision = entry.era.revision;
+    this.#prior ??= entry.era.kind === "modern" ? { kind: "modern", discover: entry.era.discover } : { kind: "legacy" };
     this.#showsRemembered = true;
     this.#hooks.onListsChanged(this); // the catalog takes them (no client has listed before: nothing is told)
     return true;
@@ -270,6 +275,8 @@ export class Upstream {
   /** A first start that failed: the tools of the last run are not shown for a server that is not there (list_changed). */
   #forgetRemembered(): void {
     this.#showsRemembered = false;
+    this.era = undefined;
+    this.#prior = undefined; // probed afresh on the next start
     this.lists = EMPTY_LISTS;
     this.capabilities = undefined;
     this.instructions = undefined;
@@ -279,7 +286,8 @@ export class Upstream {
 
   /** Keeps what the running server offers for the next gateway (when the launcher can), unless it is what was shown. */
   #remember(launched: LaunchedServer | undefined, shown?: ServerLists): void {
-    if (!launched || !this.#launcher.remember || !this.capabilities) return;
+    const prior = this.#prior;
+    if (!launched || !this.#launcher.remember || !this.capabilities || !prior) return;
     if (shown && JSON.stringify(shown) === JSON.stringify(this.lists)) return;
     this.#rememberedAt = Date.now();
     const entry: RememberedServer = {
@@ -287,6 +295,7 @@ export class Upstream {
       capabilities: this.capabilities,
       ...(this.instructions === undefined ? {} : { instructions: this.instructions }),
       ...(this.serverInfo === undefined ? {} : { serverInfo: this.serverInfo }),
+      era: prior.kind === "modern" ? { kind: "modern", discover: prior.discover, revision: this.#revision } : { kind: "legacy" },
     };
     void this.#launcher.remember(this.server, launched, entry).catch(() => {});
   }
