@@ -12,7 +12,7 @@ import { ProtocolError, type Result } from "@modelcontextprotocol/server";
 import { legacyClientsLevel, record, timeoutReason, type CallInfo, type Extra } from "./calls.ts";
 import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification, broadcastLog } from "./forward.ts";
-import type { Gateway } from "./gateway.ts";
+import type { Hub as Gateway } from "./hub.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, tooManyRounds, type InputRequired } from "./input-required.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
