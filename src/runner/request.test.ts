@@ -26,9 +26,13 @@ describe("run_code arguments", () => {
     expect("error" in r && r.error).toContain(message);
   });
 
-  it("frames the request after a marker line", () => {
-    const text = requestPayload({ language: "bash", code: "echo hi" }, "ab12").toString();
-    expect(text.startsWith("\nMCPBOX-RUN-1\n")).toBe(true);
-    expect(JSON.parse(text.split("\n")[2]!)).toEqual({ nonce: "ab12", language: "bash", code: "echo hi", stdin: "", files: {} });
+  it("frames the request after a marker line and a line with its length in bytes", () => {
+    const payload = requestPayload({ language: "bash", code: "echo hé" }, "ab12");
+    const text = payload.toString();
+    expect(text.startsWith("\nMCPBOX-RUN-2\n")).toBe(true);
+    const [, , length, json] = text.split("\n");
+    expect(JSON.parse(json!)).toEqual({ nonce: "ab12", language: "bash", code: "echo hé", stdin: "", files: {} });
+    expect(Number(length)).toBe(Buffer.byteLength(json!));
+    expect(payload.length).toBe("\nMCPBOX-RUN-2\n".length + length!.length + 1 + Number(length));
   });
 });

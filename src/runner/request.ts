@@ -13,7 +13,7 @@ export interface RunRequest {
 }
 
 export const MAX_FILES = 100;
-const MARKER = "\nMCPBOX-RUN-1\n";
+const MARKER = "\nMCPBOX-RUN-2\n";
 const RESERVED = /^\.run_code\.(py|js|sh)$/;
 
 export function inputSchema(languages: readonly Language[]) {
@@ -74,8 +74,12 @@ function isRelativeInside(name: string): boolean {
   return norm !== "." && !norm.startsWith("../") && norm !== ".." && !norm.endsWith("/");
 }
 
-/** What the launcher in the container reads from stdin; `nonce` marks its exit trailer (hex). */
+/**
+ * What the launcher in the container reads from stdin: the marker line, the JSON's length in bytes on a line, the JSON;
+ * `nonce` marks its exit trailer (hex). With the length the launcher starts the run as soon as the request is in, not
+ * once the end of stdin arrived (the engine passes that on 1.5-3 ms after the data, measured).
+ */
 export function requestPayload(req: RunRequest, nonce: string): Buffer {
-  const body = { nonce, language: req.language, code: req.code, stdin: req.stdin ?? "", files: req.files ?? {} };
-  return Buffer.from(MARKER + JSON.stringify(body), "utf8");
+  const body = Buffer.from(JSON.stringify({ nonce, language: req.language, code: req.code, stdin: req.stdin ?? "", files: req.files ?? {} }), "utf8");
+  return Buffer.concat([Buffer.from(`${MARKER}${body.length}\n`, "utf8"), body]);
 }

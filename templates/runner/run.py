@@ -1,6 +1,6 @@
 # The code runner's launcher (the container's entrypoint). It writes a ready mark on stdout and on stderr, then waits
-# for one request on stdin: a marker line, then JSON
-# {nonce, language, code, stdin?, files?}. It writes the files and the code under /work (a fresh tmpfs), runs the
+# for one request on stdin: a marker line, a line with the JSON's length in bytes, then that JSON
+# {nonce, language, code, stdin?, files?} (it does not wait for the end of stdin). It writes the files and the code under /work (a fresh tmpfs), runs the
 # interpreter as its child with stdin a pipe it feeds the request's stdin into, and when that ends writes a trailer
 # \0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0 on stdout and on stderr.
 # Then it lingers: the engine may drop the last output of a container that stops at once, so mcpbox removes the
@@ -18,7 +18,7 @@ import signal
 import sys
 import time
 
-MARKER = b"\nMCPBOX-RUN-1\n"
+MARKER = b"\nMCPBOX-RUN-2\n"
 READY = b"\0MCPBOX-READY\0"
 WORK = "/work"
 LINGER_SECONDS = 60  # mcpbox removes the container long before; this only bounds a container nobody removes
@@ -249,11 +249,10 @@ def main():
     oom = oom_source()  # before the request: after the run, one read
     os.write(1, READY)  # mcpbox sends the request only once both marks arrived: both streams are connected
     os.write(2, READY)
-    data = sys.stdin.buffer.read()
-    at = data.find(MARKER)
-    if at < 0:
+    body = read_request()
+    if body is None:
         return 0  # stdin closed without a request: a warm container that was never used
-    request = json.loads(data[at + len(MARKER):])
+    request = json.loads(body)
     command, name = PROGRAM[request["language"]]
     if stub and request["language"] != "python":
         drop(stub)
@@ -285,6 +284,33 @@ def main():
     os.write(2, trailer)
     time.sleep(LINGER_SECONDS)
     return code
+
+
+def read_request():
+    """The request's JSON bytes from stdin, once all of them arrived; None when stdin ends before."""
+    data = b""
+    while True:  # what comes before the marker (Podman's attach body) is skipped
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return None
+        data += chunk
+        at = data.find(MARKER)
+        end = data.find(b"\n", at + len(MARKER)) if at >= 0 else -1
+        if end >= 0:
+            break
+    length = data[at + len(MARKER):end]
+    if not length.isdigit():
+        fail("malformed request")
+    want = int(length)
+    parts = [data[end + 1:end + 1 + want]]
+    have = len(parts[0])
+    while have < want:
+        chunk = os.read(0, min(want - have, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        have += len(chunk)
+    return b"".join(parts)
 
 
 def oom_source():
