@@ -174,13 +174,13 @@ export class Gateway implements Hub {
     const lazy = ups.some((u) => u.server.startup === "lazy");
     if (!lazy) {
       const wait = Math.min(INITIALIZE_WAIT_MS, Math.max(...ups.map((u) => u.server.timeouts.startupMs)));
-      await settleWithin(ups.map((u) => u.ensureStarted()), wait);
+      await settleWithin(ups.map((u) => u.listed()), wait);
     }
     const instructions = gatewayInstructions(
       ups.map((u) => ({ server: u.name, instructions: u.instructions })),
       this.failures.lines(),
     );
-    const capabilities = lazy ? structuredClone(ALL_CAPABILITIES) : unionCapabilities(ups.map((u) => (u.state === "running" ? u.capabilities : undefined)));
+    const capabilities = lazy ? structuredClone(ALL_CAPABILITIES) : unionCapabilities(ups.map((u) => u.offered));
     const serverInfo = this.transparent ? ups[0]!.serverInfo : undefined;
     return { capabilities, lazy, ...(instructions ? { instructions } : {}), ...(serverInfo ? { serverInfo } : {}) };
   }
@@ -269,7 +269,7 @@ export class Gateway implements Hub {
         }
       }
       if (u.server.startup === "lazy" && u.state === "idle" && u.lists !== EMPTY_LISTS) return undefined;
-      return u.ensureStarted();
+      return u.listed();
     });
     await Promise.allSettled(waits);
     return this.catalog;
