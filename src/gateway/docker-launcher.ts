@@ -126,20 +126,28 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
 /**
  * The catalog cache keyed by the id of the image a server runs: read under the id its reference has now (a template
  * server's content tag, an `image:` reference), without building or pulling (a missing image: nothing to show);
- * written under the id of the image the launched container runs.
+ * written under the id of the image the launched container runs. When that is not the image an entry was shown from
+ * (the reference moved between the two), nothing is written this run: what the server was taken for (its era) came
+ * from the other image, and the next start reads nothing for the new one and probes it.
  */
 function rememberedIn(cache: CatalogCache, docker: ReturnType<typeof engine>, config: ResolvedConfig): Pick<Launcher, "remembered" | "remember"> {
+  const shownFrom = new Map<string, string>();
   return {
     async remembered(server) {
       if (server.source.kind === "builtin") return undefined;
       const ref = await imageRefFor(docker, config, server).catch(() => undefined);
       const id = ref && (await inspectImage(docker, ref).catch(() => undefined))?.id;
-      return id ? cache.read(server, id) : undefined;
+      const entry = id ? cache.read(server, id) : undefined;
+      if (entry && id) shownFrom.set(server.name, id);
+      return entry;
     },
     async remember(server, launched, entry) {
       if (server.source.kind === "builtin") return;
       const id = ((await docker.getContainer(launched.id).inspect().catch(() => undefined)) as { Image?: unknown } | undefined)?.Image;
-      if (typeof id === "string" && id !== "") cache.write(server, id, entry);
+      if (typeof id !== "string" || id === "") return;
+      const shown = shownFrom.get(server.name);
+      if (shown !== undefined && shown !== id) return;
+      cache.write(server, id, entry);
     },
   };
 }

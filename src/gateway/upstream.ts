@@ -127,6 +127,7 @@ export class Upstream {
   #remembered: Promise<boolean> | undefined;
   /** what is shown comes from that look-up, not (yet) from the server */
   #showsRemembered = false;
+  #toolNames: { lists: ServerLists; names: Set<string> } | undefined;
   /** when a relist last had the launcher keep the lists (at most one write per REMEMBER_RELIST_MS) */
   #rememberedAt = 0;
   /** why this server can never start in this gateway (a secret that is not set): it is not tried */
@@ -247,11 +248,17 @@ export class Upstream {
   #stillOffered(request: Request): void {
     const kind = request.method === "tools/call" ? "tools" : request.method === "prompts/get" ? "prompts" : undefined;
     const name = (request.params as { name?: unknown } | undefined)?.name;
-    if (!kind || typeof name !== "string" || this.lists[kind].some((item) => item.name === name)) return;
+    if (!kind || typeof name !== "string" || (kind === "tools" ? this.offersTool(name) : this.lists.prompts.some((item) => item.name === name))) return;
     throw new RpcError(
       ProtocolErrorCode.InvalidParams,
       `server ${this.name} no longer offers the ${kind === "tools" ? "tool" : "prompt"} ${name}: the list shown while it started was from its last run (list again for what it offers now)`,
     );
+  }
+
+  /** Whether the lists shown now (the server's own once it runs) have this tool (its own name): one Set look-up. */
+  offersTool(name: string): boolean {
+    if (this.#toolNames?.lists !== this.lists) this.#toolNames = { lists: this.lists, names: new Set(this.lists.tools.map((t) => t.name)) };
+    return this.#toolNames.names.has(name);
   }
 
   /** Shows what the server offered when it last ran this image, unless its own answers came first. */
