@@ -37,10 +37,14 @@ afterAll(async () => {
   fs.rmSync(p.dir, { recursive: true, force: true });
 });
 
+const bothRunning = (pid: number) =>
+  waitFor("both servers running", async () => ((await containersOf(pid)).filter((c) => c.State === "running").length === 2 ? true : undefined), 60_000);
+
 describe('a "bridge" server through mcpbox serve', () => {
   it("runs on a network of its own with ICC off, cannot reach another bridge server, and the networks go at close", async () => {
     gw = await connect(p);
     await gw.client.listTools();
+    await bothRunning(gw.pid); // tools/list may come from the catalog of an earlier run (issue 15)
     const servers = await containersOf(gw.pid);
     const of = (name: string) => servers.find((c) => c.Labels[LABEL.server] === name)!;
     const [a, b] = await Promise.all([of("a"), of("b")].map((c) => docker.getContainer(c.Id).inspect()));
@@ -75,6 +79,7 @@ describe('a "bridge" server through mcpbox serve', () => {
   it("leaves no network of a SIGKILLed gateway after 10 s (the reaper, by the session's labels)", async () => {
     gw = await connect(p);
     await gw.client.listTools();
+    await bothRunning(gw.pid); // tools/list may come from the catalog of an earlier run (issue 15)
     const session = (await containersOf(gw.pid))[0]!.Labels[LABEL.session]!;
     const networks = () => docker.listNetworks({ filters: labelFilter({ [LABEL.session]: session }) });
     expect(await networks()).toHaveLength(2);

@@ -79,7 +79,10 @@ async function sessionObjects(session: string): Promise<string[]> {
 async function start(): Promise<{ gw: Connected; session: string }> {
   const gw = await connect(p, { env: { [TEST_NETWORKS_ENV]: `${NET.name},${PRIV}`, EGRESS_TEST_TOKEN: SECRET } });
   open.push(gw);
-  await gw.client.listTools(); // the eager server is up, its egress before it
+  await gw.client.listTools();
+  // tools/list may come from the catalog of an earlier run (issue 15): the server's container, its egress before it
+  const up = async () => ((await containersOf(gw.pid)).some((c) => c.Labels[LABEL.server] === "web" && !c.Labels["mcpbox.egress"] && c.State === "running") ? true : undefined);
+  await waitFor("the server running", up, 60_000);
   const session = (await containersOf(gw.pid))[0]!.Labels[LABEL.session]!;
   return { gw, session };
 }

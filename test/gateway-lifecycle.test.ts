@@ -30,11 +30,13 @@ afterEach(async () => {
 async function start(): Promise<Connected> {
   const c = await connect(p);
   open.push(c);
-  await c.client.listTools(); // eager servers are up
+  await c.client.listTools();
+  await bothRunning(c.pid); // tools/list may come from the catalog of an earlier run, before the servers are up (issue 15)
   return c;
 }
 
 const running = async (pid: number) => (await containersOf(pid)).filter((c) => c.State === "running");
+const bothRunning = (pid: number) => waitFor("both servers running", async () => ((await running(pid)).length === 2 ? true : undefined), 60_000);
 
 describe("gateway lifecycle", () => {
   it("fails the calls of a killed server at once, keeps serving the others and restarts it", async () => {
@@ -118,6 +120,7 @@ describe("gateway lifecycle", () => {
         if (out.includes('"id":2')) resolve();
       });
     });
+    await bothRunning(pid);
     expect(await running(pid)).toHaveLength(2);
     child.kill("SIGKILL");
     // SPEC 4.2: none outlives the gateway by more than 10 s
