@@ -150,8 +150,15 @@ function builtinsByRequire() {
     setup(build) {
       // static imports only: with code splitting esbuild gives `await import()` of a CommonJS module only a default
       // export (see cjsDynamicImports), so `(await import("node:sea")).getAsset` would be undefined
-      build.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) => (args.kind === "import-statement" ? { path: args.path, namespace: "builtin-by-require" } : undefined));
-      build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: "js" }));
+      // one stub per importing module (its path ends in the builtin's name, so esbuild never takes it for an .mjs):
+      // a stub shared by several modules became a chunk of its own, 12 more files for a start to load
+      build.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) =>
+        args.kind === "import-statement" ? { path: `${args.importer}|${args.path}`, namespace: "builtin-by-require" } : undefined,
+      );
+      build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
+        contents: `module.exports = require(${JSON.stringify(args.path.slice(args.path.lastIndexOf("|") + 1))});`,
+        loader: "js",
+      }));
     },
   };
 }
