@@ -86,7 +86,14 @@ export async function forwardModern(gw: Gateway, session: ClientSession, up: Ups
 /** Sends `request` to `up` on behalf of the client request of `session` described by `extra`. */
 export async function forward(gw: Gateway, session: ClientSession, up: Upstream, request: Request, extra: Extra, info?: CallInfo): Promise<Result> {
   if (up.era === "modern") request = inModernEra(gw, session, up, request, extra);
-  // tools/call, its guards done, takes the one route of tools/call to a running server (fast-lane.ts)
+  // tools/call, its guards done, takes the one route of tools/call to a running server (fast-lane.ts); a call planned
+  // from the lists of the server's last run (catalog cache) that waited meanwhile (an approval) is refused when the
+  // started server no longer lists its tool, as the SDK route refuses it (upstream.ts #stillOffered)
+  if (request.method === "tools/call" && info?.tool !== undefined && !gw.transparent && up.state === "running" && !up.offersTool(info.tool)) {
+    const reason = noLongerOffered(up.name, info.tool);
+    record(gw, up.name, info, "error", 0, 0, reason);
+    throw new RpcError(ErrorCode.InvalidParams, reason);
+  }
   if (request.method === "tools/call" && info) {
     const routed = gw.fastLane.call(session, up, (request.params ?? {}) as Record<string, unknown>, extra, info);
     if (routed) return routed;
@@ -157,6 +164,10 @@ function inModernEra(gw: Gateway, session: ClientSession, up: Upstream, request:
  * everything while none did (what a 2025-11-25 server sends before any logging/setLevel).
  */
 export const legacyClientsLevel = (gw: Gateway): LoggingLevel => gw.upstreamLogLevel() ?? "debug";
+
+/** The words of upstream.ts #stillOffered for a tool the started server no longer lists. */
+const noLongerOffered = (server: string, tool: string): string =>
+  `server ${server} no longer offers the tool ${tool}: the list shown while it started was from its last run (list again for what it offers now)`;
 
 export const timeoutReason = (server: string, what: string, ms: number): string =>
   `server ${server}: ${what} timed out after ${ms} ms (timeouts.callMs)`;

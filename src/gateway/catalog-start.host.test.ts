@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { RememberedServer } from "./catalog-cache.ts";
 import { GatewayEvents } from "../monitor/events.ts";
 import { Gateway } from "./gateway.ts";
@@ -35,6 +35,7 @@ interface Harness {
   listChanges: () => number;
   /** lets the server's launch go on */
   release: () => void;
+  events: GatewayEvents;
 }
 
 const open: Harness[] = [];
@@ -46,7 +47,7 @@ afterEach(async () => {
   }
 });
 
-async function harness(entry: RememberedServer | undefined, fail = false): Promise<Harness> {
+async function harness(entry: RememberedServer | undefined, fail = false, approve: string[] = []): Promise<Harness> {
   const host = hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] }));
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
@@ -58,11 +59,12 @@ async function harness(entry: RememberedServer | undefined, fail = false): Promi
     remembered: async () => entry,
     remember: async (_s, _l, e) => void kept.push(e),
   };
+  const events = new GatewayEvents();
   const gw = new Gateway({
-    servers: [testServer("ev", fail ? { restart: "never" } : {})],
+    servers: [testServer("ev", { ...(fail ? { restart: "never" as const } : {}), approve })],
     launcher,
     session: "test",
-    events: new GatewayEvents(),
+    events,
     audit: { write: () => {}, close: async () => {} } as never,
     redact: redactor([]),
     log: () => {},
@@ -70,10 +72,16 @@ async function harness(entry: RememberedServer | undefined, fail = false): Promi
   const [a, b] = InMemoryTransport.createLinkedPair();
   await gw.connect(a);
   gw.startEager();
-  const client = new Client({ name: "test", version: "1" });
+  const client = new Client({ name: "test", version: "1" }, { capabilities: { elicitation: { form: {} } } });
   let changes = 0;
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
-  const h = { gw, client, kept, listChanges: () => changes, release };
+  // a person approves once the server is up (the approval waits on the start, the call was planned from memory)
+  client.setRequestHandler(ElicitRequestSchema, async () => {
+    release();
+    for (let i = 0; i < 400 && gw.upstream("ev").state !== "running"; i++) await new Promise((r) => setTimeout(r, 25));
+    return { action: "accept", content: { approve: true } };
+  });
+  const h = { gw, client, kept, listChanges: () => changes, release, events };
   open.push(h);
   await client.connect(b);
   return h;
@@ -118,6 +126,18 @@ describe("a gateway showing what its servers offered when they last ran", () => 
     expect(h.kept[0]!.era).toEqual({ kind: "legacy" });
     // a tool the catalog no longer has is unknown to the gateway itself now
     await expect(h.client.callTool({ name: "ev__vanished", arguments: {} })).rejects.toThrow(/ev__vanished/);
+  });
+
+  it("a remembered tool that waits for approval is refused, not sent, once the started server no longer lists it", async () => {
+    const h = await harness(remembered, false, ["vanished"]);
+    const calls: { tool?: string; outcome: string }[] = [];
+    h.events.on((e) => void (e.type === "call" && calls.push({ tool: e.tool, outcome: e.outcome })));
+    await h.client.listTools();
+    expect(h.gw.upstream("ev").state).toBe("starting");
+    const vanished = h.client.callTool({ name: "ev__vanished", arguments: { secret: "for the old tool" } });
+    await expect(vanished).rejects.toThrow(/server ev no longer offers the tool vanished: the list shown while it started was from its last run/);
+    expect(h.gw.upstream("ev").state).toBe("running"); // approved after the start: the raw route was open
+    expect(calls).toEqual([{ tool: "vanished", outcome: "error" }]);
   });
 
   it("without remembered lists, initialize waits for the server as before", async () => {
