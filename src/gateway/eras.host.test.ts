@@ -389,3 +389,69 @@ describe("a 2026-07-28 client over the SDK's per-request HTTP entry (every reque
     }
   });
 });
+
+describe("a 2026-07-28 stdio client's listen streams", () => {
+  const HOSTILE = path.join(REPO, "test/fixtures/hostile/server.mjs");
+  const lists = JSON.stringify({ resources: [{ uri: "note://h", name: "h" }] });
+
+  async function modernClient(): Promise<{ gw: Gateway; client: ModernClient; wire: string[] }> {
+    const gw = new Gateway({
+      servers: [testServer("hs", { prefix: null })],
+      launcher: hostLauncher(() => ({ command: NODE, args: [HOSTILE], env: { HOSTILE_LISTS: lists } })),
+      session: "test",
+      events: new GatewayEvents(),
+      audit: openAudit({ audit: { enabled: false, path: undefined } }),
+      redact: redactor([]),
+      log: () => {},
+    });
+    gateways.push(gw);
+    gw.startEager();
+    const toGateway = new PassThrough();
+    const fromGateway = new PassThrough();
+    const wire: string[] = [];
+    fromGateway.on("data", (d: Buffer) => void wire.push(...String(d).split("\n").filter(Boolean)));
+    await gw.connect(new BoundedStdioTransport(toGateway, fromGateway));
+    const client = new ModernClient({ name: "modern", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } }, capabilities: {} });
+    await client.connect(new ModernStreamTransport(fromGateway, toGateway));
+    await client.listResources();
+    return { gw, client, wire };
+  }
+
+  const attack = (client: ModernClient, notify: { method: string; params: Record<string, unknown> }) =>
+    client.callTool({ name: "attack", arguments: { actions: [{ notify }] } });
+
+  it("hear no server log however many are open, and hold nothing for a URI no server serves", async () => {
+    const { gw, client, wire } = await modernClient();
+    const sessions = gw.sessions.size;
+    for (let i = 0; i < 5; i++) await client.listen({ resourceSubscriptions: ["nothing://x"] });
+    expect(gw.sessions.size).toBe(sessions); // no holder for what nothing serves
+    for (let i = 0; i < 3; i++) await client.listen({ resourceSubscriptions: ["note://h"] });
+    expect(gw.sessions.size).toBe(sessions + 3);
+    wire.length = 0;
+    await attack(client, { method: "notifications/message", params: { level: "info", data: "hello from the server" } });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(wire.filter((l) => l.includes('"notifications/message"'))).toEqual([]); // none unsolicited, not one per listen
+    // what the streams hold still reaches the client, once
+    await attack(client, { method: "notifications/resources/updated", params: { uri: "note://h" } });
+    for (let i = 0; i < 50 && !wire.some((l) => l.includes("notifications/resources/updated")); i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(wire.filter((l) => l.includes("notifications/resources/updated"))).toHaveLength(1);
+    await client.close();
+  });
+
+  it("refuses the 17th listen stream that holds resources on one connection, naming the limit", async () => {
+    const { gw, client } = await modernClient();
+    const sessions = gw.sessions.size;
+    const subs = [];
+    for (let i = 0; i < 16; i++) subs.push(await client.listen({ resourceSubscriptions: ["note://h"] }));
+    expect(gw.sessions.size).toBe(sessions + 16);
+    await expect(client.listen({ resourceSubscriptions: ["note://h"] })).rejects.toThrow(/at most 16 subscriptions\/listen streams naming resources/);
+    expect(gw.sessions.size).toBe(sessions + 16);
+    // one closed: another may open
+    await subs[0]!.close();
+    for (let i = 0; i < 50 && gw.sessions.size > sessions + 15; i++) await new Promise((r) => setTimeout(r, 20));
+    await client.listen({ resourceSubscriptions: ["note://h"] });
+    expect(gw.sessions.size).toBe(sessions + 16);
+    await client.close();
+  });
+});

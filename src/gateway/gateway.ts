@@ -120,23 +120,29 @@ export class Gateway implements Hub {
    * A client's `subscriptions/listen` asks for updates of `uris` (as clients know them) without a session of its own
    * (the SDK's HTTP listen streams), or for a stdio client's listen stream (`owner`): a holder session keeps each
    * subscribed at its server as a client's resources/subscribe does, until the returned function lets go (the server
-   * is told to unsubscribe when no client wants the URI any more).
+   * is told to unsubscribe when no client wants the URI any more). Undefined, and no holder, when none of `uris`
+   * routes to a server: a holder only stands for what it holds (it hears no log, session.ts wantsLevel).
    */
-  holdSubscriptions(uris: readonly string[], owner?: ClientSession): () => void {
-    const holder = new ClientSession(undefined, (s) => this.#ended(s), this.pendingRequests);
-    holder.heldFor = owner; // a stdio client's listen stream: the updates go to that client's connection
-    this.sessions.add(holder);
-    const added = new Map<Upstream, string[]>();
+  holdSubscriptions(uris: readonly string[], owner?: ClientSession): (() => void) | undefined {
+    const routed: [Upstream, string][] = [];
     for (const exposed of uris) {
       const route = routeResource(this.catalog, exposed);
       const up = route && this.upstreams.get(route.server);
-      if (!route || !up) continue;
+      if (route && up) routed.push([up, route.uri]);
+    }
+    if (routed.length === 0) return undefined;
+    const holder = new ClientSession(undefined, (s) => this.#ended(s), this.pendingRequests);
+    holder.holder = true;
+    holder.heldFor = owner; // a stdio client's listen stream: the updates go to that client's connection
+    this.sessions.add(holder);
+    const added = new Map<Upstream, string[]>();
+    for (const [up, uri] of routed) {
       let mine = holder.subscriptions.get(up);
       if (!mine) holder.subscriptions.set(up, (mine = new Set()));
-      mine.add(route.uri);
-      if (up.subscriptions.has(route.uri)) continue;
-      up.subscriptions.add(route.uri); // a server that starts later is subscribed when ready (forward.ts onReady)
-      added.set(up, [...(added.get(up) ?? []), route.uri]);
+      mine.add(uri);
+      if (up.subscriptions.has(uri)) continue;
+      up.subscriptions.add(uri); // a server that starts later is subscribed when ready (forward.ts onReady)
+      added.set(up, [...(added.get(up) ?? []), uri]);
     }
     tellServers(added, "resources/subscribe");
     return () => void holder.close();

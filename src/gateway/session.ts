@@ -43,8 +43,11 @@ export function openingEra(message: unknown): Era {
 export interface SessionSetup {
   legacy(session: ClientSession): Server;
   modern(session: ClientSession): Promise<Server>;
-  /** keeps `uris` (as clients know them) subscribed at their servers for `session` until the returned release */
-  hold(session: ClientSession, uris: readonly string[]): () => void;
+  /**
+   * keeps `uris` (as clients know them) subscribed at their servers for `session` until the returned release;
+   * undefined when none of them routes to a server (nothing is held)
+   */
+  hold(session: ClientSession, uris: readonly string[]): (() => void) | undefined;
 }
 
 /** The resource URIs a `subscriptions/listen` request asks updates of (at most 1000), as HTTP reads them (src/http). */
@@ -53,6 +56,16 @@ export function listenedResources(message: unknown): string[] {
   const uris = m?.method === "subscriptions/listen" ? m.params?.notifications?.resourceSubscriptions : undefined;
   return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === "string").slice(0, 1000) : [];
 }
+
+/** At most this many listen streams that hold resources are open at once on one stdio connection (the next is refused). */
+export const MAX_HELD_LISTENS = 16;
+
+/**
+ * What a holder session passes on to the client it holds for: the updates of the resources it holds. List changes
+ * reach that client's listen stream through its own session (listsChanged), log messages never (a 2026-07-28 client
+ * has no unsolicited log: it asks per request).
+ */
+const HELD_PASSES: ReadonlySet<string> = new Set(["notifications/resources/updated"]);
 
 let nextId = 0;
 
@@ -83,6 +96,8 @@ export class ClientSession {
   readonly pending: PendingRequests<Upstream>;
   /** a session that only holds subscriptions (gateway.ts holdSubscriptions) for this client, which hears their updates */
   heldFor: ClientSession | undefined;
+  /** a session that only holds a listen stream's subscriptions (gateway.ts holdSubscriptions): no client of its own */
+  holder = false;
   /** one request's session (the SDK's per-request HTTP entry): what it parks outlives it, for the client's retry */
   perRequest = false;
   /** resolves once the client's connection is closed (by either side) */
@@ -116,18 +131,6 @@ export class ClientSession {
         if (caps && typeof caps === "object") this.capabilities = caps as ClientCapabilities;
         const info = meta[CLIENT_INFO_KEY];
         if (info && typeof info === "object") this.clientInfo = info as Implementation;
-        // a request without the envelope on a 2026-07-28 connection is refused as the HTTP binding does (-32602), and
-        // never re-opens the connection in another era
-        opening.refuse = (m) => {
-          const r = m as { id?: unknown; method?: unknown };
-          if (r.id === undefined || typeof r.method !== "string" || openingEra(m) === "modern") return false;
-          void transport.send({
-            jsonrpc: "2.0",
-            id: r.id as string | number,
-            error: { code: ErrorCode.InvalidParams, message: `Invalid params: a ${MODERN_REVISION} request names its revision in _meta["${PROTOCOL_VERSION_KEY}"]` },
-          });
-          return true;
-        };
         // a listen stream that names resources keeps them subscribed at their servers while it is open, as over HTTP:
         // until the client cancels it, the SDK answers it (ended, or refused), or the connection ends
         const held = new Map<unknown, () => void>();
@@ -135,13 +138,32 @@ export class ClientSession {
           held.get(id)?.();
           held.delete(id);
         };
+        // a request without the envelope on a 2026-07-28 connection is refused as the HTTP binding does (-32602), and
+        // never re-opens the connection in another era; a listen stream past MAX_HELD_LISTENS is refused too
+        opening.refuse = (m) => {
+          const r = m as { id?: unknown; method?: unknown };
+          if (r.id === undefined || typeof r.method !== "string") return false;
+          const error =
+            openingEra(m) !== "modern"
+              ? { code: ErrorCode.InvalidParams, message: `Invalid params: a ${MODERN_REVISION} request names its revision in _meta["${PROTOCOL_VERSION_KEY}"]` }
+              : r.method === "subscriptions/listen" && held.size >= MAX_HELD_LISTENS && !held.has(r.id) && listenedResources(m).length > 0
+                ? {
+                    code: ErrorCode.InvalidRequest,
+                    message: `Invalid request: at most ${MAX_HELD_LISTENS} subscriptions/listen streams naming resources may be open at once on one connection; cancel one (notifications/cancelled) or name the resources in one stream`,
+                  }
+                : undefined;
+          if (!error) return false;
+          void transport.send({ jsonrpc: "2.0", id: r.id as string | number, error });
+          return true;
+        };
         opening.observe = (m) => {
           const r = m as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
           if (r.method === "notifications/cancelled") return letGo(r.params?.requestId);
           if (r.method !== "subscriptions/listen" || r.id === undefined) return;
           const uris = listenedResources(m);
           letGo(r.id);
-          if (uris.length > 0) held.set(r.id, setup.hold(this, uris));
+          const release = uris.length > 0 ? setup.hold(this, uris) : undefined;
+          if (release) held.set(r.id, release);
         };
         opening.sent = (m) => {
           const r = m as { id?: unknown; result?: unknown; error?: unknown };
@@ -169,7 +191,7 @@ export class ClientSession {
 
   /** Whether a log message of `level` reaches this (legacy) client; a modern one asks per request (round-trips.ts). */
   wantsLevel(level: unknown): boolean {
-    if (this.era === "modern") return false;
+    if (this.holder || this.era === "modern") return false;
     if (this.logLevel === undefined) return true;
     const rank = levelRank(level);
     return rank === -1 || rank >= levelRank(this.logLevel);
@@ -177,7 +199,7 @@ export class ClientSession {
 
   /** A notification to this client (dropped while it does not read, or once it is gone). */
   notify(n: Notification): void {
-    if (this.heldFor) return this.heldFor.notify(n);
+    if (this.holder) return void (this.heldFor && HELD_PASSES.has(n.method) && this.heldFor.notify(n));
     if (this.#isClosed || !this.initialized) return;
     if (this.raw) this.raw.sendLine(JSON.stringify({ jsonrpc: "2.0", method: n.method, ...(n.params ? { params: n.params } : {}) }), true);
     else if (this.legacy) void this.legacy.notification(n as never).catch(() => {});

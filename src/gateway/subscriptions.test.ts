@@ -62,7 +62,7 @@ describe("one listen request naming many URIs", () => {
     await settle(seen);
     expect(modern.subscriptions.size).toBe(1000);
     expect(seen.listens).toBe(1);
-    release();
+    release!();
     await settle(seen);
     expect(modern.subscriptions.size).toBe(0);
     expect(seen.listens).toBe(2);
@@ -74,7 +74,7 @@ describe("one listen request naming many URIs", () => {
     await settle(seen);
     expect(seen.requests.filter((m) => m === "resources/subscribe")).toHaveLength(200);
     expect(seen.peak).toBeLessThanOrEqual(SUBSCRIBE_CONCURRENCY);
-    release();
+    release!();
     await settle(seen);
     expect(legacy.subscriptions.size).toBe(0);
     expect(seen.requests.filter((m) => m === "resources/unsubscribe")).toHaveLength(200);

@@ -55,8 +55,11 @@ export interface ClientHost {
   modern?(): Promise<ModernServer>;
   /** list changes and resource updates, for the 2026-07-28 clients' `subscriptions/listen` streams; returns the unsubscribe */
   changes?(listener: (change: Change) => void): () => void;
-  /** a listen stream's resourceSubscriptions (as clients know them), subscribed at their servers until released */
-  holdResources?(uris: readonly string[]): () => void;
+  /**
+   * a listen stream's resourceSubscriptions (as clients know them), subscribed at their servers until released;
+   * undefined when none routes to a server (nothing is held)
+   */
+  holdResources?(uris: readonly string[]): (() => void) | undefined;
 }
 
 /** What a 2026-07-28 client's listen stream may be told (the gateway's GatewayChange). */
