@@ -9,7 +9,7 @@ import type { AuditRecord } from "./audit.ts";
 import { buildCatalog } from "./catalog.ts";
 import { CAPS, TokenBucket } from "./limits.ts";
 import { GatewayEvents } from "../monitor/events.ts";
-import { FastLane } from "./fast-lane.ts";
+import { FastLane, legacyToolResult } from "./fast-lane.ts";
 import type { Gateway } from "./gateway.ts";
 import type { RawChannel } from "./raw-channel.ts";
 import { redactor } from "./redact.ts";
@@ -272,5 +272,38 @@ describe("fast lane", () => {
     await expect(cancelled).rejects.toThrow(/cancelled/);
     expect(t.a.sent[3]).toMatchObject({ method: "notifications/cancelled", params: { requestId: t.a.sent[2]!.id } });
     expect(t.audit.map((r) => r.outcome)).toEqual(["ok", "error", "cancelled"]);
+  });
+});
+
+describe("legacyToolResult (a 2025-11-25 client's projection of a tools/call result, SEP-2106)", () => {
+  const ARRAY = { type: "array", items: { type: "number" } };
+  const never = () => {
+    throw new Error("the schema was looked up");
+  };
+
+  it("leaves a result without structuredContent alone, without looking the schema up", () => {
+    expect(legacyToolResult({ content: [{ type: "text", text: "hi" }] }, never)).toBeUndefined();
+  });
+
+  it("leaves an object under an object schema, or under none, alone", () => {
+    expect(legacyToolResult({ content: [], structuredContent: { x: 1 } }, () => ({ type: "object" }))).toBeUndefined();
+    expect(legacyToolResult({ content: [], structuredContent: { x: 1 } }, () => undefined)).toBeUndefined();
+  });
+
+  it("wraps a value under a non-object schema root, an object one too (typeless roots are non-object, as in the SDK)", () => {
+    expect(legacyToolResult({ content: [{ type: "text", text: "[1,2]" }], structuredContent: [1, 2] }, () => ARRAY)).toEqual({
+      content: [{ type: "text", text: "[1,2]" }],
+      structuredContent: { result: [1, 2] },
+    });
+    expect(legacyToolResult({ structuredContent: { a: 1 } }, () => ({ anyOf: [{ type: "object" }, { type: "null" }] }))).toEqual({ structuredContent: { result: { a: 1 } } });
+  });
+
+  it("wraps a non-object value without asking for the schema, adding a text block of its JSON when there is none", () => {
+    expect(legacyToolResult({ content: [{ type: "image", data: "", mimeType: "image/png" }], structuredContent: null, isError: true }, never)).toEqual({
+      content: [{ type: "image", data: "", mimeType: "image/png" }, { type: "text", text: "null" }],
+      structuredContent: { result: null },
+      isError: true,
+    });
+    expect(legacyToolResult({ structuredContent: "s" }, never)).toEqual({ content: [{ type: "text", text: '"s"' }], structuredContent: { result: "s" } });
   });
 });

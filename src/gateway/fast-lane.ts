@@ -49,6 +49,9 @@ interface Pending {
   /** a call to a 2026-07-28 server: what was sent (its retries send it again, with the answers), whether the client is
    * a 2026-07-28 one (it then gets the server's input_required as it is), the rounds asked so far */
   sent?: { params: Record<string, unknown>; modernClient: boolean; rounds: number } | undefined;
+  /** a 2025-11-25 client: its result is projected as the SDK's 2025 codec would (legacyToolResult); the exposed name of
+   * the tool, when known (its listed outputSchema is looked up only for a result that carries structuredContent) */
+  legacy?: { exposed: string | undefined } | undefined;
 }
 
 /** Ids the lane gives its requests upstream: strings, so they never meet the SDK Client's numeric ones. */
@@ -89,7 +92,8 @@ export class FastLane {
     const timer = setTimeout(() => this.#timeout(id, ms), ms);
     const info = { method: "tools/call", tool: plan.tool, args };
     const sent = envelope ? { params: sentParams, modernClient: false, rounds: 0 } : undefined;
-    this.#pending.set(id, { session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer, sent });
+    const legacy = { exposed: params.name };
+    this.#pending.set(id, { session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer, sent, legacy });
     let ids = this.#byClientId.get(session);
     if (!ids) this.#byClientId.set(session, (ids = new Map()));
     ids.set(m.id, id);
@@ -118,7 +122,8 @@ export class FastLane {
       };
       const ms = up.server.timeouts.callMs;
       const timer = setTimeout(() => this.#timeout(id, ms), ms);
-      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer, detached: extra.detached, sent });
+      const legacy = extra.modern === undefined ? { exposed: undefined } : undefined;
+      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer, detached: extra.detached, sent, legacy });
       session.callStarted(up);
       extra.signal.addEventListener("abort", () => this.#abort(id, "cancelled by the client"), { once: true });
     });
@@ -161,10 +166,23 @@ export class FastLane {
       return true;
     }
     if (p.sent && isInputRequired(m.result)) return this.#inputRequired(m.id, p, p.sent, m.result), true;
-    const result = JSON.stringify(m.result ?? {});
-    const isError = isRecord(m.result) && m.result.isError === true;
-    this.#answer(m.id, p, `"result":${result}`, () => ({ result: m.result ?? {} }), isError ? "error" : "ok", Buffer.byteLength(result));
+    const answer = (p.legacy && this.#forLegacyClient(p, p.legacy, m.result)) ?? m.result ?? {};
+    const result = JSON.stringify(answer);
+    const isError = isRecord(answer) && answer.isError === true;
+    this.#answer(m.id, p, `"result":${result}`, () => ({ result: answer }), isError ? "error" : "ok", Buffer.byteLength(result));
     return true;
+  }
+
+  /**
+   * A result for a 2025-11-25 client as the SDK's 2025 codec projects it (SEP-2106): undefined when it needs nothing,
+   * which is the case of every result without structuredContent (no schema looked up, nothing copied).
+   */
+  #forLegacyClient(p: Pending, legacy: NonNullable<Pending["legacy"]>, result: unknown): Record<string, unknown> | undefined {
+    if (!isRecord(result)) return undefined;
+    return legacyToolResult(result, () => {
+      const route = legacy.exposed === undefined ? undefined : this.#gw.catalog.toolRoutes.get(legacy.exposed);
+      return (route?.server === p.up.name ? route.item : p.up.lists.tools.find((t) => t.name === p.info.tool))?.outputSchema;
+    });
   }
 
   /**
@@ -296,6 +314,31 @@ export class FastLane {
   #record(p: Pending, outcome: CallOutcome, bytes: number, reason?: string): void {
     record(this.#gw, p.up.name, p.info, outcome, Date.now() - p.started, bytes, reason);
   }
+}
+
+/**
+ * A tools/call result for a 2025-11-25 client, projected as the SDK's 2025 codec does (rev2025Codec.projectCallToolResult,
+ * SEP-2106): a tool whose listed outputSchema root is not an object is listed to that client wrapped as
+ * `{type:"object", properties:{result:<schema>}, required:["result"]}` (the SDK server's tools/list encoding), so its
+ * structuredContent goes as `{result: value}`; a non-object value too, with a text block of its JSON when the result has
+ * none. Undefined when nothing changes (a result without structuredContent, an object under an object schema); the
+ * tool's listed outputSchema is asked for only for an object value.
+ */
+export function legacyToolResult(result: Record<string, unknown>, outputSchema: () => unknown): Record<string, unknown> | undefined {
+  const value = result.structuredContent;
+  if (value === undefined) return undefined;
+  const nonObject = !isRecord(value);
+  if (!nonObject) {
+    const schema = outputSchema();
+    if (!isRecord(schema) || schema.type === "object") return undefined;
+  }
+  const content = Array.isArray(result.content) ? (result.content as unknown[]) : undefined;
+  const withText = nonObject && !content?.some((c) => isRecord(c) && c.type === "text");
+  return {
+    ...result,
+    ...(withText ? { content: [...(content ?? []), { type: "text", text: JSON.stringify(value) }] } : {}),
+    structuredContent: { result: value },
+  };
 }
 
 const closedError = (up: Upstream) => new RpcError(ErrorCode.InternalError, `server ${up.name} is not available: its connection closed`);
