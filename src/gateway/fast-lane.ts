@@ -14,6 +14,7 @@ import type { CallOutcome } from "../monitor/events.ts";
 import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Hub as Gateway } from "./hub.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, tooManyRounds, type InputRequired } from "./input-required.ts";
+import { legacyToolResult } from "./legacy-wrap.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import { planToolCall } from "./tool-call.ts";
@@ -314,31 +315,6 @@ export class FastLane {
   #record(p: Pending, outcome: CallOutcome, bytes: number, reason?: string): void {
     record(this.#gw, p.up.name, p.info, outcome, Date.now() - p.started, bytes, reason);
   }
-}
-
-/**
- * A tools/call result for a 2025-11-25 client, projected as the SDK's 2025 codec does (rev2025Codec.projectCallToolResult,
- * SEP-2106): a tool whose listed outputSchema root is not an object is listed to that client wrapped as
- * `{type:"object", properties:{result:<schema>}, required:["result"]}` (the SDK server's tools/list encoding), so its
- * structuredContent goes as `{result: value}`; a non-object value too, with a text block of its JSON when the result has
- * none. Undefined when nothing changes (a result without structuredContent, an object under an object schema); the
- * tool's listed outputSchema is asked for only for an object value.
- */
-export function legacyToolResult(result: Record<string, unknown>, outputSchema: () => unknown): Record<string, unknown> | undefined {
-  const value = result.structuredContent;
-  if (value === undefined) return undefined;
-  const nonObject = !isRecord(value);
-  if (!nonObject) {
-    const schema = outputSchema();
-    if (!isRecord(schema) || schema.type === "object") return undefined;
-  }
-  const content = Array.isArray(result.content) ? (result.content as unknown[]) : undefined;
-  const withText = nonObject && !content?.some((c) => isRecord(c) && c.type === "text");
-  return {
-    ...result,
-    ...(withText ? { content: [...(content ?? []), { type: "text", text: JSON.stringify(value) }] } : {}),
-    structuredContent: { result: value },
-  };
 }
 
 const closedError = (up: Upstream) => new RpcError(ErrorCode.InternalError, `server ${up.name} is not available: its connection closed`);
