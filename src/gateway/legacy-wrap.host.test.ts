@@ -168,3 +168,19 @@ describe("a 2026-07-28 client in front of it", () => {
     }
   });
 });
+
+describe("a 2025-11-25 client whose call the SDK Client carries (the server takes no raw lines)", () => {
+  it("gets the structuredContent wrapped to match the listed schema", async () => {
+    const gw = gateway();
+    const client = await stdioClient(gw);
+    try {
+      await client.listTools();
+      const up = gw.upstream("wf");
+      up.sendRaw = () => false;
+      expect((await client.callTool({ name: "numbers", arguments: {} })).structuredContent).toEqual({ result: [1, 2] });
+      expect((await client.callTool({ name: "count", arguments: {} })).content).toEqual([{ type: "text", text: "3" }]);
+    } finally {
+      await client.close().catch(() => {});
+    }
+  });
+});
