@@ -256,6 +256,9 @@ describe("an allowlisted server through mcpbox serve (SPEC 10)", () => {
 
   it("restarts the server with a fresh egress when its proxy dies (its connections fail closed meanwhile)", async () => {
     const { gw } = await start();
+    // a call, so the server is up in the gateway and not only its container (tools/list may come from the catalog of
+    // an earlier run): a proxy that dies during a server's first start fails that start, it is not a restart
+    expect(await fetchText(gw, "https://good.test/before")).toBe("200 good /before");
     const proxyOf = async () => (await containersOf(gw.pid)).find((c) => c.Labels["mcpbox.egress"] === "proxy" && c.State === "running");
     const first = (await proxyOf())!;
     await docker.getContainer(first.Id).kill();

@@ -38,9 +38,13 @@ afterAll(async () => {
 
 describe('a "bridge" server through mcpbox serve on Podman', () => {
   it("runs on a network of its own, cannot reach another bridge server, and the networks go at close", async () => {
-    gw = await connect(p);
-    await gw.client.listTools();
-    const servers = await containersOf(gw.pid);
+    const g = (gw = await connect(p));
+    await g.client.listTools();
+    // tools/list may come from the catalog of an earlier run, before the servers are up (issue 15)
+    const servers = await waitFor("both servers running", async () => {
+      const all = await containersOf(g.pid);
+      return all.filter((c) => c.State === "running" && (c.Labels[LABEL.server] === "a" || c.Labels[LABEL.server] === "b")).length === 2 ? all : undefined;
+    }, 60_000);
     const of = (name: string) => servers.find((c) => c.Labels[LABEL.server] === name)!;
     const [a, b] = await Promise.all([of("a"), of("b")].map((c) => docker.getContainer(c.Id).inspect()));
     const session = a!.Config.Labels[LABEL.session]!;

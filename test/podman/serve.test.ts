@@ -134,7 +134,8 @@ describe("the gateway's end on Podman", () => {
   it("removes every container when the client closes", async () => {
     const c = await connect(p);
     await c.client.listTools();
-    expect((await containersOf(c.pid)).filter((x) => x.State === "running")).toHaveLength(3);
+    // tools/list may come from the catalog of an earlier run, before the servers are up (issue 15)
+    await waitFor("the three servers running", async () => ((await containersOf(c.pid)).filter((x) => x.State === "running").length === 3 ? true : undefined), 60_000);
     // end stdin ourselves: the SDK's close() would SIGTERM, then SIGKILL a gateway that takes over 2 s to clean up
     (c.transport as unknown as { _process: { stdin: NodeJS.WritableStream } })._process.stdin.end();
     await waitFor("the gateway to exit", () => (isAlive(c.pid) ? undefined : true), 60_000);
@@ -144,7 +145,7 @@ describe("the gateway's end on Podman", () => {
   it("leaves no container of a SIGKILLed gateway after 10 s (the reaper)", async () => {
     const c = await connect(p);
     await c.client.listTools();
-    expect(await containersOf(c.pid)).toHaveLength(3);
+    await waitFor("the three servers running", async () => ((await containersOf(c.pid)).filter((x) => x.State === "running").length === 3 ? true : undefined), 60_000);
     process.kill(c.pid, "SIGKILL");
     // SPEC 4.2: nothing outlives the gateway by more than 10 s
     await waitFor("the containers gone", async () => ((await containersOf(c.pid)).length === 0 ? true : undefined), 10_000);
