@@ -22,11 +22,8 @@ import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcon
 import { createMcpHandler } from "@modelcontextprotocol/server";
 import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { openAudit } from "./audit.ts";
-import { GatewayEvents } from "../monitor/events.ts";
-import { Gateway } from "./gateway.ts";
-import { hostLauncher } from "./host-launcher.ts";
-import { redactor } from "./redact.ts";
+import type { Gateway } from "./gateway.ts";
+import { hostGateway } from "./_host-gateway.ts";
 import { BoundedStdioTransport } from "./stdio.ts";
 import { testServer } from "./_test-server.ts";
 
@@ -38,17 +35,8 @@ let home: string;
 const gateways: Gateway[] = [];
 
 function gateway(servers: ResolvedServer[]): Gateway {
-  const gw = new Gateway({
-    servers,
-    launcher: hostLauncher(() => ({ command: NODE, args: [FIXTURE] })),
-    session: "test",
-    events: new GatewayEvents(),
-    audit: openAudit({ audit: { enabled: false, path: undefined } }),
-    redact: redactor([]),
-    log: () => {},
-  });
+  const gw = hostGateway(servers, () => ({ command: NODE, args: [FIXTURE] }));
   gateways.push(gw);
-  gw.startEager();
   return gw;
 }
 
@@ -395,17 +383,8 @@ describe("a 2026-07-28 stdio client's listen streams", () => {
   const lists = JSON.stringify({ resources: [{ uri: "note://h", name: "h" }] });
 
   async function modernClient(): Promise<{ gw: Gateway; client: ModernClient; wire: string[] }> {
-    const gw = new Gateway({
-      servers: [testServer("hs", { prefix: null })],
-      launcher: hostLauncher(() => ({ command: NODE, args: [HOSTILE], env: { HOSTILE_LISTS: lists } })),
-      session: "test",
-      events: new GatewayEvents(),
-      audit: openAudit({ audit: { enabled: false, path: undefined } }),
-      redact: redactor([]),
-      log: () => {},
-    });
+    const gw = hostGateway([testServer("hs", { prefix: null })], () => ({ command: NODE, args: [HOSTILE], env: { HOSTILE_LISTS: lists } }));
     gateways.push(gw);
-    gw.startEager();
     const toGateway = new PassThrough();
     const fromGateway = new PassThrough();
     const wire: string[] = [];

@@ -15,11 +15,8 @@ import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprotocol/server/stdio";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { openAudit } from "./audit.ts";
-import { GatewayEvents } from "../monitor/events.ts";
-import { Gateway } from "./gateway.ts";
-import { hostLauncher } from "./host-launcher.ts";
-import { redactor } from "./redact.ts";
+import type { Gateway } from "./gateway.ts";
+import { hostGateway } from "./_host-gateway.ts";
 import { BoundedStdioTransport } from "./stdio.ts";
 import { testServer } from "./_test-server.ts";
 
@@ -55,18 +52,9 @@ serveStdio(() => {
 const gateways: Gateway[] = [];
 
 function gateway(extra: Partial<ResolvedServer> = {}): Gateway {
-  const gw = new Gateway({
-    servers: [testServer("wf", { prefix: null, ...extra })],
-    // its cwd is the repository's (vitest's): the SDK resolves from there
-    launcher: hostLauncher(() => ({ command: process.execPath, args: ["--input-type=module", "-e", SERVER] })),
-    session: "test",
-    events: new GatewayEvents(),
-    audit: openAudit({ audit: { enabled: false, path: undefined } }),
-    redact: redactor([]),
-    log: () => {},
-  });
+  // its cwd is the repository's (vitest's): the SDK resolves from there
+  const gw = hostGateway([testServer("wf", { prefix: null, ...extra })], () => ({ command: process.execPath, args: ["--input-type=module", "-e", SERVER] }));
   gateways.push(gw);
-  gw.startEager();
   return gw;
 }
 

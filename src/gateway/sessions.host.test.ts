@@ -18,6 +18,7 @@ import { StdioServerTransport as ModernStreamTransport } from "@modelcontextprot
 import { openAudit } from "./audit.ts";
 import { GatewayEvents, type GatewayEvent } from "../monitor/events.ts";
 import { Gateway } from "./gateway.ts";
+import { hostGateway } from "./_host-gateway.ts";
 import { hostLauncher } from "./host-launcher.ts";
 import { redactor } from "./redact.ts";
 import type { ClientSession } from "./session.ts";
@@ -220,17 +221,8 @@ describe("a 2026-07-28 client (server/discover, per-request _meta, no handshake)
   let rootsAsked = 0;
 
   beforeAll(async () => {
-    gw = new Gateway({
-      servers: [testServer("ev", { mounts: [{ source: home, target: "/data", readOnly: true }], approve: ["get-sum"] })],
-      launcher: hostLauncher(() => ({ command: process.execPath, args: [everything, "stdio"] })),
-      session: "test",
-      events: new GatewayEvents(),
-      audit: openAudit({ audit: { enabled: false, path: undefined } }),
-      redact: redactor([]),
-      log: () => {},
-    });
+    gw = hostGateway([testServer("ev", { mounts: [{ source: home, target: "/data", readOnly: true }], approve: ["get-sum"] })], () => ({ command: process.execPath, args: [everything, "stdio"] }));
     gateways.push(gw);
-    gw.startEager();
     const toGateway = new PassThrough();
     const fromGateway = new PassThrough();
     await gw.connect(new BoundedStdioTransport(toGateway, fromGateway));
