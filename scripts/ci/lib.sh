@@ -95,8 +95,9 @@ ensure_dockerd() {
     else
       mkdir -p "$(dirname "$DOCKERD_LOG")"
       note "starting $DOCKERD_CMD (log: $DOCKERD_LOG)"
-      # its own session, so it outlives this script and no signal to our process group reaches it
-      setsid $DOCKERD_CMD >>"$DOCKERD_LOG" 2>&1 </dev/null &
+      # its own session, so it outlives this script and no signal to our process group reaches it; started from /
+      # so that files the engine writes to its working folder (an `oom` file) do not land in the checkout
+      (cd / && exec setsid $DOCKERD_CMD) >>"$DOCKERD_LOG" 2>&1 </dev/null &
       pid=$!
     fi
     wait_for_engine "$pid" "$DOCKERD_WAIT" && return 0

@@ -46,8 +46,9 @@ ensure_podman_service() {
     mkdir -p "$(dirname "$PODMAN_SOCKET")" "$(dirname "$PODMAN_LOG")"
     chmod 0700 "$(dirname "$PODMAN_SOCKET")" # root's engine: nobody else may reach its socket
     note "podman: starting podman system service --time=0 unix://$PODMAN_SOCKET (log: $PODMAN_LOG)"
-    # its own session, so it outlives this script and no signal to our process group reaches it
-    setsid podman system service --time=0 "unix://$PODMAN_SOCKET" >>"$PODMAN_LOG" 2>&1 </dev/null &
+    # its own session, so it outlives this script and no signal to our process group reaches it; from / (no files
+    # in the checkout)
+    (cd / && exec setsid podman system service --time=0 "unix://$PODMAN_SOCKET") >>"$PODMAN_LOG" 2>&1 </dev/null &
     pid=$!
     printf '%s\n' "$pid" >"$PODMAN_PIDFILE"
   fi
