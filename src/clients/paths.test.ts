@@ -25,7 +25,7 @@ const DOCUMENTED: [string, string, string, string, string][] = [
   ["continue", "~/.continue/config.yaml", "~/.continue/config.yaml", "%USERPROFILE%\\.continue\\config.yaml", "Continue docs: ~/.continue/config.yaml"],
   ["goose", "~/.config/goose/config.yaml", "~/.config/goose/config.yaml", "%APPDATA%\\Block\\goose\\config\\config.yaml", "goose docs, config files"],
   ["gemini-cli", "~/.gemini/settings.json", "~/.gemini/settings.json", "%USERPROFILE%\\.gemini\\settings.json", "Gemini CLI docs, MCP servers"],
-  ["codex", "~/.codex/config.toml", "~/.codex/config.toml", "%USERPROFILE%\\.codex\\config.toml", "Codex docs, MCP (CODEX_HOME moves it: not read yet)"],
+  ["codex", "~/.codex/config.toml", "~/.codex/config.toml", "%USERPROFILE%\\.codex\\config.toml", "Codex docs, MCP and config: $CODEX_HOME moves it"],
   ["lm-studio", "~/.lmstudio/mcp.json", "~/.lmstudio/mcp.json", "%USERPROFILE%\\.lmstudio\\mcp.json", "LM Studio docs, MCP"],
   ["opencode", "~/.config/opencode/opencode.json", "~/.config/opencode/opencode.json", "%USERPROFILE%\\.config\\opencode\\opencode.json", "opencode docs, config: ~/.config/opencode"],
 ];
@@ -64,6 +64,15 @@ describe("client configuration files in each OS's real place", () => {
     expect(getClient("vscode").userFile(xdg)).toBe("/cfg/Code/User/mcp.json");
     expect(getClient("claude-desktop").userFile(xdg)).toBe("/cfg/Claude/claude_desktop_config.json");
     expect(vscodeUserDir(xdg, "Code - Insiders")).toBe("/cfg/Code - Insiders/User");
+  });
+  it("CODEX_HOME moves Codex's file when it is an absolute path (as Codex resolves it); a relative one is not used", () => {
+    const moved = platformDirs({ platform: "linux", home: "/home/dev", env: { CODEX_HOME: "/srv/codex/" } });
+    expect(getClient("codex").userFile(moved)).toBe("/srv/codex/config.toml");
+    const win = platformDirs({ platform: "win32", home: "C:\\Users\\dev", env: { CODEX_HOME: "D:\\codex" } });
+    expect(getClient("codex").userFile(win)).toBe("D:\\codex\\config.toml");
+    const relative = platformDirs({ platform: "linux", home: "/home/dev", env: { CODEX_HOME: "codex" } });
+    expect(getClient("codex").userFile(relative)).toBe("/home/dev/.codex/config.toml");
+    expect(getClient("cursor").userFile(moved)).toBe("/home/dev/.cursor/mcp.json");
   });
   it("names each OS", () => {
     expect([osOf("darwin"), osOf("win32"), osOf("linux"), osOf("freebsd")]).toEqual(["macos", "windows", "linux", "linux"]);

@@ -59,7 +59,7 @@ export const CLIENT_LOCATIONS = {
       d.os === "windows" ? d.join(d.appData, "Block", "goose", "config", "config.yaml") : d.join(d.xdgConfig, "goose", "config.yaml"),
   },
   "gemini-cli": { userFile: inHome(".gemini", "settings.json"), projectFile: ".gemini/settings.json" },
-  codex: { userFile: inHome(".codex", "config.toml"), projectFile: ".codex/config.toml" },
+  codex: { userFile: (d) => d.join(d.codexHome, "config.toml"), projectFile: ".codex/config.toml" },
   "lm-studio": { userFile: inHome(".lmstudio", "mcp.json") },
   opencode: {
     userFile: (d) => d.join(d.os === "linux" ? d.xdgConfig : d.join(d.home, ".config"), "opencode", "opencode.json"),

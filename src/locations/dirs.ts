@@ -17,6 +17,8 @@ export interface PlatformDirs {
   appSupport: string;
   /** Linux $XDG_CONFIG_HOME (default ~/.config) */
   xdgConfig: string;
+  /** Codex's folder: $CODEX_HOME when it is an absolute path, else ~/.codex (as Codex itself resolves it) */
+  codexHome: string;
   /** joins with the OS's separator */
   join: (...parts: string[]) => string;
 }
@@ -44,6 +46,7 @@ export function platformDirs(input: DirsInput = {}): PlatformDirs {
     appData: env.APPDATA ?? p.join(home, "AppData", "Roaming"),
     appSupport: p.join(home, "Library", "Application Support"),
     xdgConfig: env.XDG_CONFIG_HOME ?? p.join(home, ".config"),
+    codexHome: env.CODEX_HOME && p.isAbsolute(env.CODEX_HOME) ? p.normalize(env.CODEX_HOME) : p.join(home, ".codex"),
     join: (...parts) => p.join(...parts),
   };
 }
