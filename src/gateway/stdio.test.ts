@@ -1,4 +1,4 @@
-import { PassThrough } from "node:stream";
+import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { BoundedStdioTransport } from "./stdio.ts";
 
@@ -64,5 +64,33 @@ describe("BoundedStdioTransport lines", () => {
     expect(seen).toHaveLength(2);
     expect(s.messages).toEqual([{ jsonrpc: "2.0", id: 1, method: "ping" }]);
     expect(s.written()).toEqual([]);
+  });
+});
+
+describe("BoundedStdioTransport writes", () => {
+  it("sends the lines of one turn of the event loop in one write, in order, send() among them", async () => {
+    const writes: string[] = [];
+    const stdout = new Writable({
+      writev(chunks, done) {
+        writes.push(chunks.map((c) => String(c.chunk)).join(""));
+        done();
+      },
+      write(chunk, _enc, done) {
+        writes.push(String(chunk));
+        done();
+      },
+    });
+    const t = new BoundedStdioTransport(new PassThrough(), stdout);
+    await t.start();
+    expect(t.sendLine('{"jsonrpc":"2.0","id":1,"result":{}}')).toBe(true);
+    void t.send({ jsonrpc: "2.0", id: 2, result: {} });
+    t.sendLine('{"jsonrpc":"2.0","id":3,"result":{}}');
+    expect(writes).toEqual([]); // nothing leaves before the turn ends
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toEqual(['{"jsonrpc":"2.0","id":1,"result":{}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc":"2.0","id":3,"result":{}}\n']);
+    t.sendLine('{"jsonrpc":"2.0","id":4,"result":{}}');
+    await new Promise((r) => setImmediate(r));
+    expect(writes).toHaveLength(2);
+    expect(writes[1]).toBe('{"jsonrpc":"2.0","id":4,"result":{}}\n');
   });
 });

@@ -117,8 +117,24 @@ export class BoundedStdioTransport implements Transport, RawChannel {
   sendLine(json: string, droppable = false): boolean {
     if (this.#closed || this.#out.destroyed) return false;
     if (droppable && this.#backedUp()) return true;
+    this.#cork();
     this.#out.write(json + "\n");
     return true;
+  }
+
+  #corked = false;
+  /**
+   * What is written in one turn of the event loop leaves in one write: 16 answers in flight cost the client's pipe one
+   * syscall (and the client one wake-up) instead of 16 (issue 15). Order is kept; nothing waits past this turn.
+   */
+  #cork(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.#out.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      this.#out.uncork();
+    });
   }
 
   #backedUp(): boolean {
@@ -128,6 +144,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
   #write(message: unknown): Promise<void> {
     if (this.#closed || this.#out.destroyed) return Promise.resolve();
     if (this.#backedUp() && !("id" in (message as object)) && "method" in (message as object)) return Promise.resolve();
+    this.#cork();
     return new Promise((resolve) => {
       if (this.#out.write(JSON.stringify(message) + "\n")) resolve();
       else this.#out.once("drain", resolve);
