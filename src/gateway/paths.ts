@@ -137,7 +137,15 @@ export function checkPathArguments(
   extraNames: readonly string[] = [],
 ): PathVerdict {
   if (args === null || typeof args !== "object") return { ok: true };
-  return new Walk([...mountTargets, SCRATCH], mountTargets, extraNames).object(args, 0) ?? { ok: true };
+  return new Walk(rootsOf(mountTargets), extraNames).object(args, 0) ?? { ok: true };
+}
+
+/** The roots a path may lie under and their words in a refusal, once per list of mount targets (per server). */
+const roots = new WeakMap<readonly string[], { roots: readonly string[]; where: string }>();
+function rootsOf(mountTargets: readonly string[]): { roots: readonly string[]; where: string } {
+  let r = roots.get(mountTargets);
+  if (!r) roots.set(mountTargets, (r = { roots: [...mountTargets, SCRATCH], where: mountTargets.join(", ") || "no mounts" }));
+  return r;
 }
 
 type Refusal = Extract<PathVerdict, { ok: false }>;
@@ -151,9 +159,9 @@ class Walk {
   readonly #where: string;
   readonly #extra: readonly string[];
 
-  constructor(roots: readonly string[], mounts: readonly string[], extra: readonly string[]) {
-    this.#roots = roots;
-    this.#where = mounts.join(", ") || "no mounts";
+  constructor(at: { roots: readonly string[]; where: string }, extra: readonly string[]) {
+    this.#roots = at.roots;
+    this.#where = at.where;
     this.#extra = extra;
   }
 

@@ -163,8 +163,10 @@ export function auditValue(value: unknown, redact: Redact, max = MAX_AUDIT_STRIN
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     let key = redact(k);
     for (let n = 2; Object.hasOwn(out, key); n++) key = `${redact(k)} (${n})`; // two keys hidden alike keep both values
-    // defined, not assigned: a key named __proto__ stays a key
-    Object.defineProperty(out, key, { value: auditValue(v, redact, max, depth + 1), enumerable: true, writable: true, configurable: true });
+    const clean = auditValue(v, redact, max, depth + 1);
+    // defined, not assigned: a key named __proto__ stays a key (every other key is a plain data member either way)
+    if (key === "__proto__") Object.defineProperty(out, key, { value: clean, enumerable: true, writable: true, configurable: true });
+    else out[key] = clean;
   }
   return out;
 }

@@ -32,9 +32,17 @@ export function planToolCall(gw: Gateway, catalog: Catalog, name: string, args: 
   const route = catalog.toolRoutes.get(name) ?? (gw.transparent ? unlisted(gw, name) : undefined);
   if (!route) return { kind: "unknown" };
   const up = gw.upstream(route.server);
-  const paths = checkPathArguments(args, up.server.mounts.map((m) => m.target), up.server.pathArguments);
+  const paths = checkPathArguments(args, mountTargets(up.server), up.server.pathArguments);
   if (!paths.ok) return { kind: "outside", up, tool: route.name, reason: paths.reason };
   return { kind: toolPolicy(up.server).needsApproval(route.name) ? "approve" : "forward", up, tool: route.name };
+}
+
+/** A server's mount targets, listed once per resolved server (a resolved server never changes), not once per call. */
+const targets = new WeakMap<Upstream["server"], readonly string[]>();
+function mountTargets(server: Upstream["server"]): readonly string[] {
+  let list = targets.get(server);
+  if (!list) targets.set(server, (list = Object.freeze(server.mounts.map((m) => m.target))));
+  return list;
 }
 
 function unlisted(gw: Gateway, name: string): { server: string; name: string } | undefined {
