@@ -34,12 +34,21 @@ describe("OutputCollector", () => {
   });
 });
 
+const NONCE = "00ff00ff00ff00ff";
+const ready = (nonce = NONCE) => `\0MCPBOX-READY:${nonce}\0`;
+/** A collector that has seen the ready marks (nonce NONCE) on both streams. */
+const readied = (maxBytes: number) => {
+  const c = new OutputCollector(maxBytes);
+  c.push(Buffer.concat([frame(1, ready()), frame(2, ready())]));
+  return c;
+};
+
 describe("the exit trailer", () => {
   const trailer = (nonce: string, code: number, oom = 0) => `\0MCPBOX-EXIT:${nonce}:${code}:${oom}\0`;
 
   it("reads the status once the trailer came on both streams, and keeps it out of the output", () => {
-    const c = new OutputCollector(100, "00ff");
-    const t = trailer("00ff", 137, 1);
+    const c = readied(100);
+    const t = trailer(NONCE, 137, 1);
     const all = Buffer.concat([frame(2, "warn\n" + t), frame(1, "out")]);
     for (let i = 0; i < all.length; i += 5) c.push(all.subarray(i, i + 5));
     expect(c.exitStatus).toBeUndefined();
@@ -51,22 +60,34 @@ describe("the exit trailer", () => {
   });
 
   it("ignores a trailer with another nonce", () => {
-    const c = new OutputCollector(100, "00ff");
-    c.push(Buffer.concat([frame(1, trailer("00ff", 0)), frame(2, trailer("1234", 0))]));
+    const c = readied(100);
+    c.push(Buffer.concat([frame(1, trailer(NONCE, 0)), frame(2, trailer("1234123412341234", 0))]));
     expect(c.exitStatus).toBeUndefined();
   });
 
+  it("counts no trailer before both ready marks, nor under marks whose nonces differ", () => {
+    const early = new OutputCollector(100);
+    early.push(Buffer.concat([frame(1, "out" + trailer(NONCE, 0)), frame(2, trailer(NONCE, 0))]));
+    expect(early.exitStatus).toBeUndefined();
+    expect(early.stdout.text).toBe("out" + trailer(NONCE, 0));
+    const split = new OutputCollector(100);
+    split.push(Buffer.concat([frame(1, ready()), frame(2, ready("1234123412341234"))]));
+    expect(split.ready).toEqual({ stdout: false, stderr: false });
+    split.push(Buffer.concat([frame(1, trailer(NONCE, 0)), frame(2, trailer(NONCE, 0))]));
+    expect(split.exitStatus).toBeUndefined();
+  });
+
   it("finds the trailer after stderr was cut", () => {
-    const c = new OutputCollector(4, "ab");
+    const c = readied(4);
     c.push(frame(2, "x".repeat(1000)));
-    c.push(Buffer.concat([frame(2, trailer("ab", 0)), frame(1, trailer("ab", 0))]));
+    c.push(Buffer.concat([frame(2, trailer(NONCE, 0)), frame(1, trailer(NONCE, 0))]));
     expect(c.exitStatus).toBe(0);
     expect(c.stderr).toEqual({ text: "xxxx", bytes: 1000, truncated: true });
   });
 });
 
 describe("the ready marks", () => {
-  const READY_TEXT = "\0MCPBOX-READY\0";
+  const READY_TEXT = ready();
 
   it("are stripped from the start of each stream, even split across frames", () => {
     const c = new OutputCollector(100);
@@ -84,5 +105,9 @@ describe("the ready marks", () => {
     expect(c.ready).toEqual({ stdout: false, stderr: false });
     expect(c.stdout.text).toBe("\0MCPBOX-X");
     expect(c.stderr.text).toBe("plain");
+    const bad = new OutputCollector(100);
+    bad.push(Buffer.concat([frame(1, "\0MCPBOX-READY:not-hex-not-hex!\0"), frame(2, ready())]));
+    expect(bad.ready).toEqual({ stdout: false, stderr: true });
+    expect(bad.stdout.text).toBe("\0MCPBOX-READY:not-hex-not-hex!\0");
   });
 });

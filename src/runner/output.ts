@@ -1,36 +1,42 @@
 /**
  * Reads Docker's multiplexed attach stream (8-byte frame headers: stream type, 0, 0, 0, big-endian length) into
  * stdout and stderr, each kept up to a cap. Bytes beyond the cap are counted and dropped, so memory stays bounded
- * whatever a program prints. It also spots the launcher's exit trailer (`\0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0`,
- * the last bytes of both streams; see templates/runner/run.py) and keeps it out of the output: the engine copies the
- * two streams independently, so the output is complete only once the trailer came on both. Pure.
+ * whatever a program prints. It reads the launcher's ready mark at the start of each stream
+ * (`\0MCPBOX-READY:<nonce>\0`, the nonce 16 hex digits the launcher picked, the same on both) and then spots its exit
+ * trailer (`\0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0`, the last bytes of both streams; see templates/runner/run.py),
+ * keeping both out of the output: the engine copies the two streams independently, so the output is complete only once
+ * the trailer came on both. Pure.
  */
 const HEADER = 8;
 const TAIL = 64;
-/** What the launcher writes first on stdout and on stderr: seeing both proves both streams reach mcpbox. */
-export const READY = Buffer.from("\0MCPBOX-READY\0", "latin1");
+/** What the launcher writes first on stdout and on stderr, around its nonce: seeing both proves both streams reach mcpbox. */
+const READY_START = Buffer.from("\0MCPBOX-READY:", "latin1");
+const READY_LENGTH = READY_START.length + 16 + 1;
+const READY = /^\0MCPBOX-READY:([0-9a-f]{16})\0$/;
 
-/** Strips READY from the start of one stream; anything else there is passed on as output. */
+/** Strips the ready mark from the start of one stream and keeps its nonce; anything else there is passed on as output. */
 class ReadyPrefix {
   #seen: Buffer | undefined = Buffer.alloc(0);
-  ready = false;
+  nonce: string | undefined;
 
   /** The part of `data` that is output. */
   feed(data: Buffer): Buffer {
     if (!this.#seen) return data;
     const seen = Buffer.concat([this.#seen, data]);
-    const n = Math.min(seen.length, READY.length);
-    if (!seen.subarray(0, n).equals(READY.subarray(0, n))) {
+    const n = Math.min(seen.length, READY_START.length);
+    if (!seen.subarray(0, n).equals(READY_START.subarray(0, n))) {
       this.#seen = undefined;
       return seen;
     }
-    if (seen.length < READY.length) {
+    if (seen.length < READY_LENGTH) {
       this.#seen = seen;
       return Buffer.alloc(0);
     }
     this.#seen = undefined;
-    this.ready = true;
-    return seen.subarray(READY.length);
+    const m = READY.exec(seen.subarray(0, READY_LENGTH).toString("latin1"));
+    if (!m) return seen;
+    this.nonce = m[1];
+    return seen.subarray(READY_LENGTH);
   }
 }
 
@@ -86,7 +92,7 @@ export class OutputCollector {
   #pending: Buffer = Buffer.alloc(0);
   /** stream index and bytes left of the frame being read, or undefined between frames */
   #frame: { stream: number; left: number } | undefined;
-  readonly #trailer: RegExp | undefined;
+  #trailer: RegExp | undefined;
   readonly #tails = ["", ""];
   readonly #ended = [false, false];
   /** the exit status the launcher reported, once its trailer arrived on both streams */
@@ -95,9 +101,8 @@ export class OutputCollector {
   /** processes the kernel killed for lack of memory, as the launcher reported them */
   oomKills = 0;
 
-  constructor(maxBytes: number, nonce?: string) {
+  constructor(maxBytes: number) {
     this.#streams = [new Capped(maxBytes), new Capped(maxBytes)];
-    this.#trailer = nonce === undefined ? undefined : new RegExp(`\0MCPBOX-EXIT:${nonce}:(\\d{1,3}):(\\d{1,9})\0$`);
   }
 
   push(chunk: Buffer): void {
@@ -124,7 +129,12 @@ export class OutputCollector {
   }
 
   #watchTrailer(stream: number, part: Buffer): void {
-    if (!this.#trailer || this.#ended[stream]) return;
+    if (!this.#trailer) {
+      const [out, err] = this.#prefixes.map((p) => p.nonce);
+      if (out === undefined || out !== err) return; // a trailer counts only after both marks, under their nonce
+      this.#trailer = new RegExp(`\0MCPBOX-EXIT:${out}:(\\d{1,3}):(\\d{1,9})\0$`);
+    }
+    if (this.#ended[stream]) return;
     this.#tails[stream] = (this.#tails[stream] + part.toString("latin1")).slice(-TAIL);
     const m = this.#trailer.exec(this.#tails[stream]!);
     if (!m) return;
@@ -135,9 +145,11 @@ export class OutputCollector {
     if (this.#ended[0] && this.#ended[1]) this.exitStatus = this.#status;
   }
 
-  /** Whether READY arrived on stdout and on stderr. */
+  /** Whether the ready mark arrived on stdout and on stderr (with one nonce: a second mark with another is no mark). */
   get ready(): { stdout: boolean; stderr: boolean } {
-    return { stdout: this.#prefixes[0]!.ready, stderr: this.#prefixes[1]!.ready };
+    const [out, err] = this.#prefixes.map((p) => p.nonce);
+    const agree = out === undefined || err === undefined || out === err;
+    return { stdout: out !== undefined && agree, stderr: err !== undefined && agree };
   }
 
   get stdout(): CappedText {

@@ -3,15 +3,12 @@
  * on stderr. Seeing both proves both streams reach mcpbox before any code is sent; a container whose streams do not
  * connect is replaced, never used.
  */
-import { randomBytes } from "node:crypto";
 import type { OneShot } from "../docker/run-once.ts";
 import { OutputCollector } from "./output.ts";
 
 export interface Prepared {
   readonly shot: OneShot;
   readonly output: OutputCollector;
-  /** marks this container's exit trailer */
-  readonly nonce: string;
   /** resolves once the attach stream ended (or failed) */
   readonly ended: Promise<void>;
   /** calls `listener` after each chunk of output; returns the unsubscribe */
@@ -22,8 +19,7 @@ export interface Prepared {
 const OTHER_MARK_MS = 3000;
 
 export function prepare(shot: OneShot, maxOutputBytes: number): Prepared {
-  const nonce = randomBytes(8).toString("hex");
-  const output = new OutputCollector(maxOutputBytes, nonce);
+  const output = new OutputCollector(maxOutputBytes);
   const listeners = new Set<() => void>();
   shot.stdio.on("data", (chunk: Buffer) => {
     output.push(chunk);
@@ -37,7 +33,6 @@ export function prepare(shot: OneShot, maxOutputBytes: number): Prepared {
   return {
     shot,
     output,
-    nonce,
     ended,
     onOutput(listener) {
       listeners.add(listener);

@@ -26,13 +26,15 @@ describe("run_code arguments", () => {
     expect("error" in r && r.error).toContain(message);
   });
 
-  it("frames the request after a marker line and a line with its length in bytes", () => {
-    const payload = requestPayload({ language: "bash", code: "echo hé" }, "ab12");
-    const text = payload.toString();
-    expect(text.startsWith("\nMCPBOX-RUN-2\n")).toBe(true);
-    const [, , length, json] = text.split("\n");
-    expect(JSON.parse(json!)).toEqual({ nonce: "ab12", language: "bash", code: "echo hé", stdin: "", files: {} });
-    expect(Number(length)).toBe(Buffer.byteLength(json!));
-    expect(payload.length).toBe("\nMCPBOX-RUN-2\n".length + length!.length + 1 + Number(length));
+  it("frames the request: marker line, 10-digit length of the rest, a line of sizes, the bytes, then the run's stdin", () => {
+    const payload = requestPayload({ language: "bash", code: "echo hé", stdin: "in\n", files: { "a/b.txt": "y", "c": "zz" } });
+    const marker = "\nMCPBOX-RUN-3\n";
+    expect(payload.subarray(0, marker.length).toString()).toBe(marker);
+    const length = payload.subarray(marker.length, marker.length + 11).toString();
+    expect(length).toMatch(/^\d{10}\n$/);
+    const body = payload.subarray(marker.length + 11, marker.length + 11 + Number(length));
+    expect(body.toString()).toBe("bash 8 7 1 1 2\necho héa/b.txtyczz");
+    expect(payload.subarray(marker.length + 11 + Number(length)).toString()).toBe("in\n");
+    expect(requestPayload({ language: "python", code: "" }).toString()).toBe(`${marker}0000000009\npython 0\n`);
   });
 });

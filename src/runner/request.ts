@@ -1,6 +1,6 @@
 /**
  * What run_code accepts, pure: the tool's input schema for the configured languages, validation of a call's
- * arguments, and the bytes sent on the container's stdin (a marker line, then the request as JSON; see run.py).
+ * arguments, and the bytes sent on the container's stdin (see run.py).
  */
 import path from "node:path";
 import type { Language } from "../config/resolve.ts";
@@ -13,7 +13,7 @@ export interface RunRequest {
 }
 
 export const MAX_FILES = 100;
-const MARKER = "\nMCPBOX-RUN-2\n";
+const MARKER = "\nMCPBOX-RUN-3\n";
 const RESERVED = /^\.run_code\.(py|js|sh)$/;
 
 export function inputSchema(languages: readonly Language[]) {
@@ -75,11 +75,24 @@ function isRelativeInside(name: string): boolean {
 }
 
 /**
- * What the launcher in the container reads from stdin: the marker line, the JSON's length in bytes on a line, the JSON;
- * `nonce` marks its exit trailer (hex). With the length the launcher starts the run as soon as the request is in, not
- * once the end of stdin arrived (the engine passes that on 1.5-3 ms after the data, measured).
+ * What goes on the container's stdin (see run.py): the marker line, the length of the rest in 10 digits and a newline,
+ * a line `<language> <code bytes>[ <path bytes> <content bytes>]...`, the code, each file's path and content (UTF-8);
+ * then the run's stdin, which the run reads from that same stream (the launcher reads the request to its last byte and
+ * not one further). With the length the request is in as soon as its last byte arrived, not once the end of stdin did
+ * (the engine passes that on 1.5-3 ms after the data, measured).
  */
-export function requestPayload(req: RunRequest, nonce: string): Buffer {
-  const body = Buffer.from(JSON.stringify({ nonce, language: req.language, code: req.code, stdin: req.stdin ?? "", files: req.files ?? {} }), "utf8");
-  return Buffer.concat([Buffer.from(`${MARKER}${body.length}\n`, "utf8"), body]);
+export function requestPayload(req: RunRequest): Buffer {
+  const code = Buffer.from(req.code, "utf8");
+  const parts: Buffer[] = [code];
+  let line = `${req.language} ${code.length}`;
+  for (const [name, content] of Object.entries(req.files ?? {})) {
+    const path = Buffer.from(name, "utf8");
+    const data = Buffer.from(content, "utf8");
+    parts.push(path, data);
+    line += ` ${path.length} ${data.length}`;
+  }
+  const header = Buffer.from(`${line}\n`, "utf8");
+  const length = header.length + parts.reduce((n, p) => n + p.length, 0);
+  const framing = Buffer.from(`${MARKER}${String(length).padStart(10, "0")}\n`, "utf8");
+  return Buffer.concat([framing, header, ...parts, Buffer.from(req.stdin ?? "", "utf8")]);
 }

@@ -32,7 +32,7 @@ export interface RunOptions {
 const DRAIN_MS = 2000;
 
 export async function runIn(prepared: Prepared, req: RunRequest, opts: RunOptions): Promise<RunResult> {
-  const { shot, output, nonce } = prepared;
+  const { shot, output } = prepared;
   let unsubscribe = () => {};
   const trailer = new Promise<"trailer">((resolve) => {
     const check = () => output.exitStatus !== undefined && resolve("trailer");
@@ -53,7 +53,7 @@ export async function runIn(prepared: Prepared, req: RunRequest, opts: RunOption
   if (opts.signal?.aborted) onAbort();
   let how: "trailer" | "exit";
   try {
-    shot.stdio.end(requestPayload(req, nonce));
+    shot.stdio.end(requestPayload(req));
     how = await Promise.race([trailer, shot.exited.then(() => "exit" as const)]);
   } finally {
     clearTimeout(timer);

@@ -1,42 +1,145 @@
-# The code runner's launcher (the container's entrypoint). It writes a ready mark on stdout and on stderr, then waits
-# for one request on stdin: a marker line, a line with the JSON's length in bytes, then that JSON
-# {nonce, language, code, stdin?, files?} (it does not wait for the end of stdin). It writes the files and the code under /work (a fresh tmpfs), runs the
-# interpreter as its child with stdin a pipe it feeds the request's stdin into, and when that ends writes a trailer
-# \0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0 on stdout and on stderr.
+# The code runner's launcher (the container's entrypoint). It picks a random nonce and writes a ready mark carrying it
+# on stdout and on stderr; then a request comes on stdin: a marker line, the length of the rest in 10 digits and a
+# newline, a line "<language> <code length>[ <path length> <content length>]...", and those bytes (the code, then each
+# file's path and content). Whatever follows the request on stdin is the run's own stdin: the request is read up to its
+# last byte and not one further, and the run reads the rest of that same stream (mcpbox ends it after the stdin), so
+# nothing copies it in between. The files and the code go under /work (a fresh tmpfs); when the run ends, a trailer
+# \0MCPBOX-EXIT:<nonce>:<status>:<oom kills>\0 goes on stdout and on stderr. The nonce is never on stdin: the run
+# cannot learn it from its input.
 # Then it lingers: the engine may drop the last output of a container that stops at once, so mcpbox removes the
 # container once the trailer arrived. The code never appears in any process's argv.
 # A python container (argument "python") starts its interpreter before the request arrives: a fresh `python3` of its
-# own exec (normal flags) running STUB, its stdin a pipe it blocks on; the launcher writes "go", the code's length and
-# the code (also written to /work/.run_code.py, its __file__), then the run's stdin, on that pipe, and the stub runs the
-# code as `python3 .run_code.py < pipe` would. It never sees the rest of the request or the nonce. Under gVisor this
-# takes the interpreter's start off the run's time, and each system call a run saves there is worth about 50 us
-# (ptrace platform; more on a loaded machine), so the run's critical path makes as few as it can.
-import json
+# own exec (normal flags) running STUB on the container's stdin. That interpreter reads the request itself (READER),
+# writes the files and the code (/work/.run_code.py, its __file__) and runs the code as `python3 .run_code.py` would;
+# the launcher only waits for it and writes the trailer. Under gVisor this takes the interpreter's start off the run's
+# time, and the run's critical path has one process woken by the request instead of two (each system call costs about
+# 50 us on the ptrace platform, each hand-off between processes a millisecond or more on a loaded machine; measured).
 import os
-import select
-import signal
 import sys
 import time
 
-MARKER = b"\nMCPBOX-RUN-2\n"
-READY = b"\0MCPBOX-READY\0"
-WORK = "/work"
 LINGER_SECONDS = 60  # mcpbox removes the container long before; this only bounds a container nobody removes
+
+# Reads and places a request: run by the launcher (node and bash containers, or when no stub started) and by the stub,
+# so it uses only what a fresh python3 has loaded already (os, _signal).
+READER = r"""
+import os, _signal
+MARKER = b"\nMCPBOX-RUN-3\n"
+WORK = "/work"
+PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js"), "bash": ("bash", ".run_code.sh")}
 # python3 ignores these at its start, and an ignored signal stays ignored across exec: the run gets them back as a
 # shell would give them (else `seq 1 100000 | head -1` fails with EPIPE, and under gVisor lost the run's output)
-DEFAULT_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
-PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js"), "bash": ("bash", ".run_code.sh")}
+DEFAULT_SIGNALS = (_signal.SIGPIPE, _signal.SIGXFSZ)
+# the stub dies of this signal when stdin ended before any request (a warm container nobody used): /work is then empty
+NO_REQUEST = _signal.SIGUSR2
 
 
-# Runs in the pre-started interpreter: fd 0 is the launcher's pipe, which after the code carries the run's stdin (sys.stdin
-# is Python's own for it: nothing read it before the run). Whatever the user's code can observe is set as for
-# `python3 .run_code.py` in /work: argv, sys.path[0], cwd, stdin, a fresh __main__; an uncaught exception prints its
+def read_request():
+    '''(language, code, {path: content}), bytes but the language, read from fd 0 up to the request's last byte; None
+    when stdin ends before. What comes before the marker (Podman's attach body) is skipped.'''
+    head = len(MARKER) + 11  # the marker, 10 digits, a newline: no read goes past them before the length is known
+    buf = b""
+    while True:
+        at = buf.find(MARKER)
+        if at >= 0:
+            if len(buf) - at >= head:
+                break
+            want = at + head - len(buf)
+        else:
+            keep = len(MARKER) - 1  # the longest end of buf that may begin the marker
+            while keep and not buf.endswith(MARKER[:keep]):
+                keep -= 1
+            buf = buf[len(buf) - keep:]
+            want = head - keep
+        chunk = os.read(0, want)
+        if not chunk:
+            return None
+        buf += chunk
+    length = buf[at + len(MARKER):at + head]
+    if length[-1:] != b"\n" or not length[:-1].isdigit():
+        fail("malformed request")
+    want = int(length[:-1])
+    parts = []
+    while want:
+        chunk = os.read(0, min(want, 1 << 20))
+        if not chunk:
+            return None
+        parts.append(chunk)
+        want -= len(chunk)
+    line, _, rest = b"".join(parts).partition(b"\n")
+    fields = line.split(b" ")
+    language = fields[0].decode("ascii", "replace")
+    if language not in PROGRAM or len(fields) % 2 != 0 or not all(f.isdigit() for f in fields[1:]):
+        fail("malformed request")
+    sizes = [int(f) for f in fields[1:]]
+    if sum(sizes) != len(rest):
+        fail("malformed request")
+    at = sizes[0]
+    code = rest[:at]
+    files = {}
+    for i in range(1, len(sizes), 2):
+        path = rest[at:at + sizes[i]].decode("utf-8")
+        at += sizes[i]
+        files[path] = rest[at:at + sizes[i + 1]]
+        at += sizes[i + 1]
+    return language, code, files
+
+
+def place_all(name, code, files):
+    '''Writes the files (in path order) and then the code under /work.'''
+    try:
+        for rel in sorted(files):
+            place(rel, files[rel])
+        place(name, code)
+    except OSError as e:
+        fail("could not write the files: " + str(e))
+
+
+def place(rel, data):
+    target = os.path.normpath(os.path.join(WORK, rel))
+    if os.path.isabs(rel) or not target.startswith(WORK + "/"):
+        fail("file path must stay inside /work: " + rel)
+    parent = os.path.dirname(target)
+    if parent != WORK:
+        os.makedirs(parent, exist_ok=True)
+    # as open(target, "xb").write(data), in fewer system calls (each costs under gVisor)
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_EXCL, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
+
+
+def fail(message):
+    os.write(2, ("mcpbox: " + message + "\n").encode())
+    os._exit(125)
+
+
+def run_program(command, name):
+    '''Replaces this process with `command name` (cwd /work), the signals python3 ignores back to their defaults.'''
+    try:
+        for sig in DEFAULT_SIGNALS:
+            _signal.signal(sig, _signal.SIG_DFL)
+        os.execvp(command, [command, name])
+    except OSError as e:
+        os.write(2, ("mcpbox: could not start " + command + ": " + str(e) + "\n").encode())
+    os._exit(127)
+"""
+exec(READER)
+
+
+# Runs in the pre-started interpreter, whose fd 0 is the container's stdin. Whatever the user's code can observe is set
+# as for `python3 .run_code.py` in /work: argv, sys.path[0], cwd, stdin (what follows the request on the stream;
+# sys.stdin is Python's own for it and read nothing before the run), a fresh __main__; an uncaught exception prints its
 # traceback (without this stub's frame) and exits 1, SystemExit as usual.
 # Everything that carries nothing of a request is done before it: the imports the set-up needs, the compiler's first
 # use (under gVisor's ptrace platform these cost about 8 ms of a run, measured), cwd, argv, sys.path[0] and the fresh
-# __main__ module (the interpreter is fresh, its container serves one run). After "go" it reads the code and runs it.
-STUB = r"""
-import os, sys
+# __main__ module (the interpreter is fresh, its container serves one run). Then it reads the request, writes the files
+# and the code, and runs the code (a request for another language execs that language's program instead).
+STUB = READER + r"""
+import sys
 import atexit, builtins, gc, importlib.machinery, io, types, _weakref
 compile("print(1)\n", "<mcpbox-warm-up>", "exec", dont_inherit=True)
 _mcpbox_stdlib = os.path.dirname(os.__file__) + "/"
@@ -52,18 +155,15 @@ _mcpbox_main.__annotations__ = {}
 _mcpbox_main.__builtins__ = builtins
 _mcpbox_main.__file__ = _mcpbox_path
 _mcpbox_main.__cached__ = None
-def _mcpbox_read(n):
-    data = b""
-    while len(data) < n:
-        chunk = os.read(0, n - len(data))
-        if not chunk:
-            os._exit(0)  # the launcher went away or dropped this interpreter: nothing ran
-        data += chunk
-    return data
-_mcpbox_head = _mcpbox_read(12)
-if _mcpbox_head[:2] != b"go" or not _mcpbox_head[2:].isdigit():
+_mcpbox_request = read_request()
+if _mcpbox_request is None:
+    os.kill(os.getpid(), NO_REQUEST)
     os._exit(0)
-_mcpbox_source = _mcpbox_read(int(_mcpbox_head[2:]))
+_mcpbox_language, _mcpbox_source, _mcpbox_files = _mcpbox_request
+place_all(PROGRAM[_mcpbox_language][1], _mcpbox_source, _mcpbox_files)
+del _mcpbox_request, _mcpbox_files
+if _mcpbox_language != "python":
+    run_program(*PROGRAM[_mcpbox_language])
 _mcpbox_status = [0]
 def _mcpbox_exit():
     # The first atexit callback registered, so the last run: the code's own callbacks have run, and before them Python
@@ -136,181 +236,45 @@ if _mcpbox_error is not None:
 
 
 def prestart():
-    """The pre-started python3 (pid, write end of its pipe, non-blocking), or None."""
+    """The pid of the pre-started python3 (its stdin the container's), or None."""
     if sys.argv[1:] != ["python"]:
         return None
-    r, w = os.pipe()
     try:
-        pid = os.posix_spawnp("python3", ["python3", "-c", STUB], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, r, 0)], setsigdef=DEFAULT_SIGNALS)
+        return os.posix_spawnp("python3", ["python3", "-c", STUB], os.environ, setsigdef=DEFAULT_SIGNALS)
     except OSError:
-        os.close(w)
         return None
-    finally:
-        os.close(r)
-    os.set_blocking(w, False)  # only the launcher's end: the run's stdin stays a blocking pipe
-    return pid, w
-
-
-def go(stub, code, stdin):
-    """Lets the pre-started interpreter run the code: (its pid, what is left to write), or None when it is gone (then
-    the code runs as usual)."""
-    pid, w = stub
-    view = memoryview(b"go%010d" % len(code) + code + stdin)
-    try:
-        # the pipe is empty: this writes at least the header (a pipe holds 4 KiB at the very least)
-        return pid, view[os.write(w, view):]
-    except OSError:
-        os.close(w)
-        drop(stub)
-        return None
-
-
-def feed_and_wait(pid, w, view):
-    """Writes the rest of the run's stdin to `w` (non-blocking) while the run goes on, then closes it; the run's wait
-    status. A run that does not read its stdin (or closes it) leaves the rest unwritten, as a pipe would."""
-    view = feed(w, view)
-    if not view:
-        os.close(w)
-        return os.waitpid(pid, 0)[1]
-    # more than the pipe holds: write as the run reads, and wake when it ends (SIGCHLD to a wake-up pipe)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    signal.set_wakeup_fd(wake_w)
-    try:
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                return status
-            readable, writable, _ = select.select([wake_r], [w] if view else [], [])
-            if readable:
-                os.read(wake_r, 4096)
-            if writable:
-                view = feed(w, view)
-                if not view:
-                    os.close(w)
-    finally:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        if view:
-            os.close(w)
-
-
-def feed(w, view):
-    """Writes what the pipe takes now; what is left (empty also when the reader is gone)."""
-    try:
-        while view:
-            view = view[os.write(w, view):]
-    except BlockingIOError:
-        pass
-    except OSError:  # EPIPE: the run closed its stdin
-        return view[:0]
-    return view
-
-
-def drop(stub):
-    try:
-        os.kill(stub[0], 9)
-    except OSError:
-        pass
-    os.waitpid(stub[0], 0)
-
-
-def fail(message):
-    sys.stderr.write("mcpbox: " + message + "\n")
-    sys.exit(125)
-
-
-def place(rel, content):
-    target = os.path.normpath(os.path.join(WORK, rel))
-    if os.path.isabs(rel) or not target.startswith(WORK + "/"):
-        fail("file path must stay inside /work: " + rel)
-    parent = os.path.dirname(target)
-    if parent != WORK:
-        os.makedirs(parent, exist_ok=True)
-    return write_file(target, content)
-
-
-def write_file(path, text):
-    """As open(path, "x", encoding="utf-8").write(text), in fewer system calls (each costs under gVisor); the bytes."""
-    data = text.encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | os.O_EXCL, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-    finally:
-        os.close(fd)
-    return data
 
 
 def main():
+    nonce = os.urandom(8).hex().encode("ascii")
+    ready = b"\0MCPBOX-READY:" + nonce + b"\0"
     stub = prestart()
     oom = oom_source()  # before the request: after the run, one read
-    os.write(1, READY)  # mcpbox sends the request only once both marks arrived: both streams are connected
-    os.write(2, READY)
-    body = read_request()
-    if body is None:
-        return 0  # stdin closed without a request: a warm container that was never used
-    request = json.loads(body)
-    command, name = PROGRAM[request["language"]]
-    if stub and request["language"] != "python":
-        drop(stub)
-        stub = None
-    try:
-        for rel, content in sorted((request.get("files") or {}).items()):
-            place(rel, content)
-        code = place(name, request["code"])
-    except OSError as e:
-        fail("could not write the files: " + str(e))
-    stdin = (request.get("stdin") or "").encode("utf-8")
-    started = go(stub, code, stdin) if stub else None
-    if started:
-        pid, view = started
-        w = stub[1]
+    os.write(1, ready)  # mcpbox sends the request only once both marks arrived: both streams are connected
+    os.write(2, ready)
+    if stub:
+        pid = stub
     else:
+        request = read_request()
+        if request is None:
+            return 0  # stdin closed without a request: a warm container that was never used
+        language, code, files = request
+        command, name = PROGRAM[language]
+        place_all(name, code, files)
+        del request, code, files
         os.chdir(WORK)
-        r, w = os.pipe()
-        os.set_blocking(w, False)
         pid = os.fork()
         if pid == 0:
-            run_child(r, command, name)
-        os.close(r)
-        view = memoryview(stdin)
-    status = feed_and_wait(pid, w, view)
+            run_program(command, name)
+    status = os.waitpid(pid, 0)[1]
+    if stub and os.WIFSIGNALED(status) and os.WTERMSIG(status) == NO_REQUEST and not os.listdir(WORK):
+        return 0  # the stub saw stdin end before a request: a warm container that was never used
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
-    trailer = ("\0MCPBOX-EXIT:%s:%d:%d\0" % (request["nonce"], code, oom_kills(oom))).encode("ascii")
+    trailer = b"\0MCPBOX-EXIT:%s:%d:%d\0" % (nonce, code, oom_kills(oom))
     os.write(1, trailer)  # on both streams: the engine copies them independently, so each needs its own end
     os.write(2, trailer)
     time.sleep(LINGER_SECONDS)
     return code
-
-
-def read_request():
-    """The request's JSON bytes from stdin, once all of them arrived; None when stdin ends before."""
-    data = b""
-    while True:  # what comes before the marker (Podman's attach body) is skipped
-        chunk = os.read(0, 65536)
-        if not chunk:
-            return None
-        data += chunk
-        at = data.find(MARKER)
-        end = data.find(b"\n", at + len(MARKER)) if at >= 0 else -1
-        if end >= 0:
-            break
-    length = data[at + len(MARKER):end]
-    if not length.isdigit():
-        fail("malformed request")
-    want = int(length)
-    parts = [data[end + 1:end + 1 + want]]
-    have = len(parts[0])
-    while have < want:
-        chunk = os.read(0, min(want - have, 1 << 20))
-        if not chunk:
-            return None
-        parts.append(chunk)
-        have += len(chunk)
-    return b"".join(parts)
 
 
 def oom_source():
@@ -337,17 +301,6 @@ def oom_kills(source):
     except (OSError, ValueError):
         pass
     return 0
-
-
-def run_child(stdin_fd, command, name):
-    try:
-        os.dup2(stdin_fd, 0)
-        for sig in DEFAULT_SIGNALS:
-            signal.signal(sig, signal.SIG_DFL)
-        os.execvp(command, [command, name])
-    except OSError as e:
-        os.write(2, ("mcpbox: could not start " + command + ": " + str(e) + "\n").encode())
-    os._exit(127)
 
 
 sys.exit(main())
