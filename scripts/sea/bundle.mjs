@@ -155,13 +155,32 @@ function builtinsByRequire() {
       build.onResolve({ filter: /^node:[a-z_/]+$/ }, (args) =>
         args.kind === "import-statement" ? { path: `${args.importer}|${args.path}`, namespace: "builtin-by-require" } : undefined,
       );
-      build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => ({
-        contents: `module.exports = require(${JSON.stringify(args.path.slice(args.path.lastIndexOf("|") + 1))});`,
-        loader: "js",
-      }));
+      build.onLoad({ filter: /.*/, namespace: "builtin-by-require" }, (args) => {
+        const spec = args.path.slice(args.path.lastIndexOf("|") + 1);
+        const direct = `module.exports = require(${JSON.stringify(spec)});`;
+        return { contents: LAZY_PROPERTIES.has(spec) ? viaGetters(spec) : direct, loader: "js" };
+      });
     },
   };
 }
+
+/**
+ * esbuild's __toESM wrapper copies a CommonJS module's properties, reading each one's descriptor, and reading the
+ * descriptor of a lazy property of a builtin loads it: node:util's TextDecoder, diff and friends are 34 internal
+ * modules, ~6-10 ms CPU at every start for the one `styleText` that src/cli/output.ts imports (issue 15). These
+ * builtins are handed over as an object of getters instead (the names only are read at load, never a value). Only
+ * for builtins whose functions never use `this` (a method of node:process called on the getter object would get the
+ * wrong one).
+ */
+const LAZY_PROPERTIES = new Set(["node:util"]);
+
+const viaGetters = (spec) =>
+  [
+    `const m = require(${JSON.stringify(spec)});`,
+    "const o = {};",
+    "for (const k of Object.getOwnPropertyNames(m)) Object.defineProperty(o, k, { get: () => m[k], enumerable: true });",
+    "module.exports = o;",
+  ].join("\n");
 
 /**
  * dockerode loads BuildKit sessions (@grpc/grpc-js, @grpc/proto-loader, protobufjs) and docker-modem loads ssh2 as
