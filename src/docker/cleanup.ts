@@ -21,9 +21,12 @@ export async function sweepDeadOwners(docker: Docker, host: string = os.hostname
     const ownerHost = labels?.[LABEL.ownerHost];
     return pid !== undefined && (ownerHost === undefined || ownerHost === host) && !isAlive(pid);
   };
+  // the three lists at once (one round trip of the start instead of three); removals in order: a network goes once
+  // the containers on it are gone
+  const objects = listNetworksAndVolumes(docker, managed); // never rejects
   const dead = (await docker.listContainers({ all: true, filters: managed })).filter((c) => deadOwner(c.Labels));
   await Promise.all(dead.map((c) => removeQuietly(docker, c.Id)));
-  await removeNetworksAndVolumes(docker, managed, deadOwner);
+  await removeNetworksAndVolumes(docker, await objects, deadOwner);
   return dead.length;
 }
 
@@ -36,17 +39,32 @@ export async function removeSession(docker: Docker, session: string): Promise<vo
 
 /** The session's networks and volumes (an allowlisted server's egress); call once its containers are gone. */
 export async function removeSessionObjects(docker: Docker, session: string): Promise<number> {
-  return removeNetworksAndVolumes(docker, labelFilter({ [LABEL.managed]: "true", [LABEL.session]: session }), () => true);
+  return removeNetworksAndVolumes(docker, await listNetworksAndVolumes(docker, labelFilter({ [LABEL.managed]: "true", [LABEL.session]: session })), () => true);
+}
+
+type Labelled = { Labels?: Readonly<Record<string, string>> | null | undefined };
+interface ManagedObjects {
+  networks: (Labelled & { Id: string })[];
+  volumes: (Labelled & { Name: string })[];
+}
+
+/** Both lists at once; a list the engine refuses counts as empty (best effort, like the removals). */
+async function listNetworksAndVolumes(docker: Docker, filters: string): Promise<ManagedObjects> {
+  const [networks, volumes] = await Promise.all([
+    docker.listNetworks({ filters }).catch(() => []),
+    docker.listVolumes({ filters }).then((r) => r?.Volumes ?? [], () => []),
+  ]);
+  return { networks, volumes };
 }
 
 /** Best effort, like containers: one still in use (or already gone) is left to the next sweep. */
 async function removeNetworksAndVolumes(
   docker: Docker,
-  filters: string,
+  listed: ManagedObjects,
   pick: (labels: Readonly<Record<string, string>> | undefined) => boolean,
 ): Promise<number> {
-  const networks = (await docker.listNetworks({ filters }).catch(() => [])).filter((n) => pick(n.Labels));
-  const volumes = ((await docker.listVolumes({ filters }).catch(() => undefined))?.Volumes ?? []).filter((v) => pick(v.Labels));
+  const networks = listed.networks.filter((n) => pick(n.Labels ?? undefined));
+  const volumes = listed.volumes.filter((v) => pick(v.Labels ?? undefined));
   const removed = await Promise.all([
     ...networks.map((n) => docker.getNetwork(n.Id).remove().then(() => 1, () => 0)),
     ...volumes.map((v) => docker.getVolume(v.Name).remove().then(() => 1, () => 0)),

@@ -10,7 +10,7 @@ import { withFix } from "../images/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
 import { startServerContainer } from "../docker/container.ts";
-import { connectEngine, engine } from "../docker/engine.ts";
+import { engine, pingEngine } from "../docker/engine.ts";
 import { containerLabels } from "../policy/labels.ts";
 import { containerOptions } from "../policy/run.ts";
 import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
@@ -38,14 +38,21 @@ export interface DockerLauncherOptions {
   onEgress?: (r: EgressRecord) => void;
   /** what each server offered when it last ran its image: shown while it starts (serve) */
   catalogCache?: CatalogCache;
+  /** the engine's ping, started by the caller earlier (serve: while the config loads); pinged here when absent */
+  engineUp?: Promise<void>;
+  /** the servers whose catalog-cache look-up starts now, beside the sweep, instead of at their first start */
+  lookUpEarly?: readonly ResolvedServer[];
 }
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
   const docker = engine();
-  await connectEngine(docker);
-  const swept = await sweepDeadOwners(docker).catch(() => 0);
-  if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
+  await (o.engineUp ?? pingEngine(docker));
+  // the sweep's round trips, the reaper's spawn and the catalog look-ups overlap (issue 15: start cost)
+  const sweeping = sweepDeadOwners(docker).catch(() => 0);
   spawnReaper(o.session, process.pid);
+  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, docker, o.config, o.lookUpEarly ?? []) : {};
+  const swept = await sweeping;
+  if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
   const images = new Map<string, Promise<string>>();
   const runtimeOffered = runtimeGuard(docker); // runtime "gvisor" and no runsc: refused before any image or container
   /** A "bridge" server's own network: made at its first launch, reused by its restarts (made again if it went). */
@@ -115,7 +122,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
       }
       return container;
     },
-    ...(o.catalogCache ? rememberedIn(o.catalogCache, docker, o.config) : {}),
+    ...remembered,
     async close() {
       await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now
       await removeSession(docker, o.session);
@@ -130,16 +137,33 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
  * (the reference moved between the two), nothing is written this run: what the server was taken for (its era) came
  * from the other image, and the next start reads nothing for the new one and probes it.
  */
-function rememberedIn(cache: CatalogCache, docker: ReturnType<typeof engine>, config: ResolvedConfig): Pick<Launcher, "remembered" | "remember"> {
+function rememberedIn(
+  cache: CatalogCache,
+  docker: ReturnType<typeof engine>,
+  config: ResolvedConfig,
+  early: readonly ResolvedServer[],
+): Pick<Launcher, "remembered" | "remember"> {
   const shownFrom = new Map<string, string>();
+  const lookUp = async (server: ResolvedServer) => {
+    if (server.source.kind === "builtin") return undefined;
+    const ref = await imageRefFor(docker, config, server).catch(() => undefined);
+    const id = ref && (await inspectImage(docker, ref).catch(() => undefined))?.id;
+    return id ? { id, entry: cache.read(server, id) } : undefined;
+  };
+  // taken by the server's first look-up; a later one looks again
+  const started = new Map<string, ReturnType<typeof lookUp>>();
+  for (const s of early) {
+    const p = lookUp(s);
+    p.catch(() => {}); // its first look-up is told
+    started.set(s.name, p);
+  }
   return {
     async remembered(server) {
-      if (server.source.kind === "builtin") return undefined;
-      const ref = await imageRefFor(docker, config, server).catch(() => undefined);
-      const id = ref && (await inspectImage(docker, ref).catch(() => undefined))?.id;
-      const entry = id ? cache.read(server, id) : undefined;
-      if (entry && id) shownFrom.set(server.name, id);
-      return entry;
+      const pending = started.get(server.name);
+      started.delete(server.name);
+      const found = await (pending ?? lookUp(server));
+      if (found?.entry) shownFrom.set(server.name, found.id);
+      return found?.entry;
     },
     async remember(server, launched, entry) {
       if (server.source.kind === "builtin") return;

@@ -42,6 +42,8 @@ export interface GatewayStartOptions {
    * client sees the tools at once. Off for `mcpbox tools`, which reports each server as it really starts.
    */
   catalogCache?: boolean;
+  /** the engine's ping, started earlier by the caller (serve starts it while the config loads) */
+  engineUp?: Promise<void>;
 }
 
 export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
@@ -54,7 +56,13 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
   const events = new GatewayEvents();
   const onEgress = (r: EgressRecord) => events.emit(egressEvent(r));
   const catalog = o.catalogCache ? catalogCache(() => homeFolder("cache/catalog"), { warn: (line) => log(`warning: ${line}`), redact }) : undefined;
-  const launcher = await dockerLauncher({ config, session, secrets, redact, log, audit, onEgress, ...(catalog ? { catalogCache: catalog } : {}) });
+  // the eager servers' catalog look-ups start beside the sweep: the client's initialize waits for them
+  const lookUpEarly = servers.filter((s) => s.startup === "eager" && !unavailable.has(s.name));
+  const launcher = await dockerLauncher({
+    config, session, secrets, redact, log, audit, onEgress,
+    ...(catalog ? { catalogCache: catalog, lookUpEarly } : {}),
+    ...(o.engineUp ? { engineUp: o.engineUp } : {}),
+  });
   const listCache = listCacheFor();
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };

@@ -8,6 +8,7 @@ import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { BoundedStdioTransport } from "../../gateway/stdio.ts";
 import { createGateway } from "../../gateway/start.ts";
+import { pingEngine } from "../../docker/engine.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
 import { EXIT, messageOf } from "../../errors.ts";
 import { ISSUES_URL, VERSION } from "../../version.ts";
@@ -70,10 +71,13 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
 }
 
 async function startGateway(ctx: Context, names: string[]) {
+  // the engine's round trip overlaps the config's load; a bad config is still reported first (issue 15)
+  const engineUp = pingEngine();
+  engineUp.catch(() => {});
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // the client sees each server's tools of its last run at once; a call waits for the server (issue 15)
-  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true });
+  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp });
   log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
   const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
     log(`monitor socket unavailable: ${messageOf(e)}`);
