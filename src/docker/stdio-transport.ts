@@ -48,6 +48,7 @@ export class ContainerStdioTransport implements Transport {
   private readonly onNonJsonLine: (line: string) => void;
   private readonly splitter: LineSplitter;
   private started = false;
+  private corked = false;
   private closed = false;
   /** what happened before start(): delivered by start(), bounded so a flood before it cannot grow memory */
   private early: Array<() => void> | undefined = [];
@@ -91,8 +92,25 @@ export class ContainerStdioTransport implements Transport {
   /** Writes one already serialised message; false when the server's stdin is closed. */
   sendLine(json: string): boolean {
     if (this.closed || this.stdin.writableEnded || this.stdin.destroyed) return false;
-    this.stdin.write(json + "\n");
+    this.write(json + "\n");
     return true;
+  }
+
+  /**
+   * The raw lines written in one turn of the event loop leave in one write (the engine and the server then read them
+   * at once too): 16 calls in flight cost one syscall instead of 16 (issue 15). A send() meanwhile joins the same
+   * write, in order; nothing waits past this turn.
+   */
+  private write(text: string): boolean {
+    if (!this.corked) {
+      this.corked = true;
+      this.stdin.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.stdin.uncork();
+      });
+    }
+    return this.stdin.write(text);
   }
 
   async close(): Promise<void> {
