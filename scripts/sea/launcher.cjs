@@ -257,15 +257,19 @@ function releaseWhenIdle() {
   let idleTicks = 0;
   let last = performance.eventLoopUtilization();
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization;
-    last = now;
-    idleTicks = busy < 0.01 ? idleTicks + 1 : 0;
-    if (idleTicks < 2 || v8.getHeapStatistics().total_heap_size < floor + 4 * MB) return;
-    gc({ type: "major", execution: "sync", flavor: "last-resort" });
-    floor = v8.getHeapStatistics().total_heap_size;
-    last = performance.eventLoopUtilization(); // the collection itself is not the program being busy
-    idleTicks = 0;
+    try {
+      const now = performance.eventLoopUtilization();
+      const busy = performance.eventLoopUtilization(now, last).utilization;
+      last = now;
+      idleTicks = busy < 0.01 ? idleTicks + 1 : 0;
+      if (idleTicks < 2 || v8.getHeapStatistics().total_heap_size < floor + 4 * MB) return;
+      gc({ type: "major", execution: "sync", flavor: "last-resort" });
+      floor = v8.getHeapStatistics().total_heap_size;
+      last = performance.eventLoopUtilization(); // the collection itself is not the program being busy
+      idleTicks = 0;
+    } catch {
+      clearInterval(timer); // housekeeping never takes the gateway down
+    }
   }, 1000);
   timer.unref();
 }
