@@ -88,7 +88,7 @@ export async function openRelay(image) {
   });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
-  return { client, close: () => client.close() };
+  return { client, pid: transport.pid, close: () => client.close() };
 }
 
 /** One echo tools/call, in ms; throws when the answer is not the echo (a broken path never shows as fast). */
@@ -111,6 +111,19 @@ export async function throughput(client, tool, total, inFlight) {
   await Promise.all(Array.from({ length: inFlight }, worker));
   return total / ((performance.now() - t0) / 1000);
 }
+
+/** CPU time (user + system, all threads) a process has used so far, in µs; undefined where /proc is not there. */
+export function cpuMicros(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(f[11]) + Number(f[12])) * 1e6) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100; // USER_HZ, 100 on every Linux this runs on
 
 /** VmRSS of a process in MB. */
 export function rssMb(pid) {

@@ -4,7 +4,8 @@
  * next to a process that only copies bytes to such a container (what one extra hop costs here), interleaved; the time
  * from spawning serve with five servers to an answered tools/list, next to five direct starts (in parallel, as the
  * gateway starts them: the baseline; also one at a time, the slowest shown) and to the engine's own cost of five
- * trivial containers at once; the gateway's RSS with ten servers.
+ * trivial containers at once; the gateway's RSS with ten servers. The CPU serve and the byte copier spend per call
+ * with 16 in flight (/proc, user + system) is shown too: it moves less with the machine's load than calls/s.
  */
 import fs from "node:fs";
 import { engine } from "../../src/docker/engine.ts";
@@ -14,6 +15,7 @@ import { percentile, requireBinary, timedRow } from "./_lib.mjs";
 import {
   SESSION,
   cleanup,
+  cpuMicros,
   gatewayGone,
   gatewayProject,
   openDirect,
@@ -27,6 +29,7 @@ import {
 const ECHO_BASE = "echo, direct through dockerode (baseline)";
 const ECHO_RELAY = "echo through a byte-copying process (one extra hop, no work)";
 const RATE_BASE = "calls/s, 16 in flight, direct (baseline)";
+const CPU_RELAY = "CPU of the byte-copying process per call, 16 in flight";
 const START_BASE = "5 direct starts in parallel → initialize, slowest (baseline)";
 const stats = (v) => ({ median: percentile(v, 50), p95: percentile(v, 95), samples: v });
 
@@ -68,8 +71,17 @@ async function callRows(docker, image, proj, pids, runs) {
       }
     }
     const rate = { gw: [], relay: [], direct: [] };
+    // the CPU each process in the middle spends per call (utime + stime, all threads): less load-bound than calls/s
+    const cpu = { gw: { pid: gw.pid, us: 0 }, relay: { pid: relay.pid, us: 0 } };
+    let rateCalls = 0;
     for (let block = 0; block < 4; block++) {
-      for (const p of block % 2 ? paths : [...paths].reverse()) rate[p.name].push(await throughput(p.client, p.tool, 500, 16));
+      for (const p of block % 2 ? paths : [...paths].reverse()) {
+        const c0 = cpu[p.name] && cpuMicros(cpu[p.name].pid);
+        rate[p.name].push(await throughput(p.client, p.tool, 500, 16));
+        const c1 = cpu[p.name] && cpuMicros(cpu[p.name].pid);
+        if (c0 !== undefined && c1 !== undefined) cpu[p.name].us += c1 - c0;
+      }
+      rateCalls += 500;
     }
     const rssOne = rssMb(gw.pid);
     const echoBase = stats(samples.direct);
@@ -84,6 +96,12 @@ async function callRows(docker, image, proj, pids, runs) {
       { measure: RATE_BASE, value: mean(rate.direct), unit: "calls/s" },
       { measure: "calls/s, 16 in flight, byte-copying process", value: mean(rate.relay), unit: "calls/s", baseline: RATE_BASE },
       { measure: "calls/s, 16 in flight, through mcpbox serve", value: mean(rate.gw), unit: "calls/s", baseline: RATE_BASE },
+      ...(cpu.gw.us > 0 && cpu.relay.us > 0
+        ? [
+            { measure: CPU_RELAY, value: cpu.relay.us / rateCalls, unit: "µs/call" },
+            { measure: "CPU of mcpbox serve per call, 16 in flight", value: cpu.gw.us / rateCalls, unit: "µs/call", baseline: CPU_RELAY },
+          ]
+        : []),
       { measure: `gateway RSS, 1 server, after ${runs + 30 + 2000} calls`, value: rssOne, unit: "MB" },
     ];
   } finally {
