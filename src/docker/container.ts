@@ -54,8 +54,14 @@ export async function startServerContainer(
   let stdio: AttachedStdio | undefined;
   let wait: { result: Promise<WaitResult> } | undefined;
   try {
-    stdio = await attachStdio(docker, id);
-    wait = await registerWait(docker, id);
+    // both before the start (no first byte or an early exit is missed), at once: one round trip instead of two
+    const [attached, waiting] = await Promise.allSettled([attachStdio(docker, id), registerWait(docker, id)]);
+    if (attached.status === "fulfilled") stdio = attached.value;
+    if (waiting.status === "fulfilled") wait = waiting.value;
+    if (attached.status === "rejected") throw attached.reason;
+    if (waiting.status === "rejected") throw waiting.reason;
+    stdio = attached.value;
+    wait = waiting.value;
     await docker.getContainer(id).start();
   } catch (e) {
     wait?.result.catch(() => {});
