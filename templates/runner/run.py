@@ -11,10 +11,12 @@
 # A python container (argument "python") starts its interpreter before the request arrives: a fresh `python3` of its
 # own exec (normal flags) running STUB on the container's stdin. That interpreter reads the request itself (READER),
 # writes the files and the code (/work/.run_code.py, its __file__) and runs the code as `python3 .run_code.py` would;
-# the launcher only waits for it and writes the trailer. Under gVisor this takes the interpreter's start off the run's
-# time, and the run's critical path has one process woken by the request instead of two (each system call costs about
-# 50 us on the ptrace platform, each hand-off between processes a millisecond or more on a loaded machine; measured).
+# the launcher only waits for it and writes the trailer (at once when the stub reports its status on its status pipe,
+# once nothing of the run is left to show: see _mcpbox_exit). Under gVisor this takes the interpreter's start off the
+# run's time, and the run's critical path has one process woken by the request instead of two (each system call costs
+# about 50 us on the ptrace platform, each hand-off between processes a millisecond or more on a loaded machine).
 import os
+import select
 import sys
 import time
 
@@ -32,6 +34,8 @@ PROGRAM = {"python": ("python3", ".run_code.py"), "node": ("node", ".run_code.js
 DEFAULT_SIGNALS = (_signal.SIGPIPE, _signal.SIGXFSZ)
 # the stub dies of this signal when stdin ended before any request (a warm container nobody used): /work is then empty
 NO_REQUEST = _signal.SIGUSR2
+# the stub's status pipe to the launcher: high, so the run's own files get the numbers python3 would give them
+STATUS_FD = 254
 
 
 def read_request():
@@ -140,7 +144,8 @@ exec(READER)
 # and the code, and runs the code (a request for another language execs that language's program instead).
 STUB = READER + r"""
 import sys
-import atexit, builtins, gc, importlib.machinery, io, types, _weakref
+import atexit, builtins, gc, importlib.machinery, io, types, _thread, _weakref
+os.set_inheritable(STATUS_FD, False)  # no program the run starts gets it
 compile("print(1)\n", "<mcpbox-warm-up>", "exec", dont_inherit=True)
 _mcpbox_stdlib = os.path.dirname(os.__file__) + "/"
 gc.freeze()  # what exists now (nothing of the run) stays out of gc.get_objects() and the collections
@@ -203,6 +208,17 @@ def _mcpbox_exit():
                 f.flush()
     except BaseException:
         return
+    # Nothing of the run is left to show: the launcher reports this status now, and this process waits to be removed
+    # with its container instead of exiting first. Its exit and reaping took 1.1 ms natively, 2.8 under gVisor, where
+    # an exiting process also holds up the launcher's wake-up (measured); it is no part of the run's result.
+    if _thread._count():
+        os._exit(status)  # a daemon thread runs until the exit, as in python3 (the launcher waits for the exit)
+    try:
+        os.write(STATUS_FD, b"%d" % status)
+        while True:
+            _signal.pause()
+    except BaseException:
+        pass
     os._exit(status)
 atexit.register(_mcpbox_exit)
 def _mcpbox_run():
@@ -236,24 +252,56 @@ if _mcpbox_error is not None:
 
 
 def prestart():
-    """The pid of the pre-started python3 (its stdin the container's), or None."""
+    """The pre-started python3 (its pid, the read end of its status pipe), or None."""
     if sys.argv[1:] != ["python"]:
         return None
+    r, w = os.pipe()
     try:
-        return os.posix_spawnp("python3", ["python3", "-c", STUB], os.environ, setsigdef=DEFAULT_SIGNALS)
+        pid = os.posix_spawnp("python3", ["python3", "-c", STUB], os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, w, STATUS_FD)], setsigdef=DEFAULT_SIGNALS)
     except OSError:
+        os.close(r)
         return None
+    finally:
+        os.close(w)
+    return pid, r
+
+
+def child_woken():
+    """A pipe that becomes readable when a child exits (SIGCHLD through the wake-up fd)."""
+    r, w = os.pipe()
+    os.set_blocking(w, False)
+    _signal.signal(_signal.SIGCHLD, lambda *_: None)
+    _signal.set_wakeup_fd(w)
+    return r
+
+
+def wait_stub(pid, status_r, woken):
+    """The stub's wait status, or one made of the status it reported before its exit (any other bytes on the pipe, or
+    its end, and the real one is waited for; an orphan that ends meanwhile only wakes this up)."""
+    while True:
+        readable = select.select([status_r, woken], [], [])[0]
+        if status_r in readable:
+            data = os.read(status_r, 16)
+            if data.lstrip(b"-").isdigit():
+                return (int(data) & 0xFF) << 8  # as os._exit(int(data)) would show in waitpid
+            return os.waitpid(pid, 0)[1]
+        os.read(woken, 512)
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
 
 
 def main():
     nonce = os.urandom(8).hex().encode("ascii")
     ready = b"\0MCPBOX-READY:" + nonce + b"\0"
     stub = prestart()
+    woken = child_woken() if stub else None
     oom = oom_source()  # before the request: after the run, one read
     os.write(1, ready)  # mcpbox sends the request only once both marks arrived: both streams are connected
     os.write(2, ready)
     if stub:
-        pid = stub
+        pid = stub[0]
+        status = wait_stub(pid, stub[1], woken)
     else:
         request = read_request()
         if request is None:
@@ -266,7 +314,7 @@ def main():
         pid = os.fork()
         if pid == 0:
             run_program(command, name)
-    status = os.waitpid(pid, 0)[1]
+        status = os.waitpid(pid, 0)[1]
     if stub and os.WIFSIGNALED(status) and os.WTERMSIG(status) == NO_REQUEST and not os.listdir(WORK):
         return 0  # the stub saw stdin end before a request: a warm container that was never used
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
