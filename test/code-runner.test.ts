@@ -264,6 +264,21 @@ describe("run_code with a pool", () => {
 });
 
 describe("python runs as `python3 .run_code.py` would (the pre-started interpreter, issue 16)", () => {
+  it("reports the status a run ends with as soon as it is known, past anything the run leaves behind", async () => {
+    const r = await startRunner({ pool: 1, languages: ["python"], timeouts: { runMs: 15_000 } });
+    // a child that outlives the run and holds every file it inherited: the answer comes at the run's end, not the child's
+    const fork = "import os, sys, time\nif os.fork() == 0:\n    time.sleep(60)\n    os._exit(0)\n";
+    expect(await r.run("python", fork + "print('parent')\nsys.exit(3)")).toMatchObject({ exitCode: 3, stdout: "parent\n", timedOut: false });
+    // the same through Python's own exit (a live generator keeps the stub off its fast path)
+    const slow = fork + "g = (i for i in range(2))\nprint('slow')\nsys.exit(4)";
+    expect(await r.run("python", slow)).toMatchObject({ exitCode: 4, stdout: "slow\n", timedOut: false });
+    expect((await r.run("python", "import sys; sys.exit(256)")).exitCode).toBe(0); // as the shell sees it: status & 0xff
+    expect((await r.run("python", "import sys; sys.exit(-1)")).exitCode).toBe(255);
+    expect(await r.run("python", "import os; print('raw', flush=True); os._exit(7)")).toMatchObject({ exitCode: 7, stdout: "raw\n" });
+    await r.close();
+    expect(await r.containers()).toEqual([]);
+  });
+
   it("keeps __name__, argv, __file__, sys.path[0], cwd, stdin, files beside the code, exit codes and tracebacks", async () => {
     for (const pool of [1, 0]) {
       const r = await startRunner({ pool, languages: ["python", "bash"], timeouts: { runMs: 60_000 } });
