@@ -48,6 +48,7 @@ export class ContainerStdioTransport implements Transport {
   private readonly onNonJsonLine: (line: string) => void;
   private readonly splitter: LineSplitter;
   private started = false;
+  private turn = false;
   private corked = false;
   private closed = false;
   /** what happened before start(): delivered by start(), bounded so a flood before it cannot grow memory */
@@ -97,18 +98,23 @@ export class ContainerStdioTransport implements Transport {
   }
 
   /**
-   * The raw lines written in one turn of the event loop leave in one write (the engine and the server then read them
-   * at once too): 16 calls in flight cost one syscall instead of 16 (issue 15). A send() meanwhile joins the same
-   * write, in order; nothing waits past this turn.
+   * The first raw line of a turn of the event loop leaves at once (a lone call waits for nothing); the lines the same
+   * turn writes after it are gathered and leave in one write when the turn ends (the engine and the server then read
+   * them at once too): 16 calls in flight cost two syscalls instead of 16 (issue 15). A send() meanwhile joins the
+   * same write, in order.
    */
   private write(text: string): boolean {
-    if (!this.corked) {
-      this.corked = true;
-      this.stdin.cork();
+    if (!this.turn) {
+      this.turn = true;
       process.nextTick(() => {
+        this.turn = false;
+        if (!this.corked) return;
         this.corked = false;
         this.stdin.uncork();
       });
+    } else if (!this.corked) {
+      this.corked = true;
+      this.stdin.cork();
     }
     return this.stdin.write(text);
   }
