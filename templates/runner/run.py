@@ -170,6 +170,15 @@ del _mcpbox_request, _mcpbox_files
 if _mcpbox_language != "python":
     run_program(*PROGRAM[_mcpbox_language])
 _mcpbox_status = [0]
+# A process the run forks (no exec) has this interpreter's atexit callbacks and file descriptors: it exits as python3
+# would, and the status pipe is closed in it, so only the stub itself reports the run's status.
+_mcpbox_pid = os.getpid()
+def _mcpbox_forked():
+    try:
+        os.close(STATUS_FD)
+    except OSError:
+        pass
+os.register_at_fork(after_in_child=_mcpbox_forked)
 def _mcpbox_exit():
     # The first atexit callback registered, so the last run: the code's own callbacks have run, and before them Python
     # joined its non-daemon threads. What Python's exit does after this is free the interpreter, about 5 ms of a run
@@ -179,6 +188,8 @@ def _mcpbox_exit():
     # coroutine, no weakref with a callback, no module from outside the stdlib (as a helper from the files), and few
     # enough objects to look through in well under a millisecond. Else, or for anything unusual (a status that is no
     # C int, a flush that fails, ctypes loaded), Python's own exit frees them in its own order, as python3 would.
+    if os.getpid() != _mcpbox_pid:
+        return  # a forked process of the run: Python's own exit, its status is not the run's
     status = _mcpbox_status[0]
     if type(status) is not int or not -2**31 <= status < 2**31 or "_ctypes" in sys.modules:
         return  # ctypes: C code may hold output in its stdio buffers, which only exit() flushes
@@ -291,10 +302,23 @@ def wait_stub(pid, status_r, woken):
             return status
 
 
+def undumpable():
+    """This launcher holds the exit trailer's nonce: made not dumpable (prctl PR_SET_DUMPABLE 0), a run of the same
+    user cannot read it from /proc/<pid>/mem and forge the trailer (the status or the OOM flag, before its end).
+    Programs it starts get dumpable back at their exec; the stub was started before this."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)
+    except Exception:
+        pass
+
+
 def main():
+    stub = prestart()
+    undumpable()  # after the stub's start (it overlaps it), before the nonce exists
     nonce = os.urandom(8).hex().encode("ascii")
     ready = b"\0MCPBOX-READY:" + nonce + b"\0"
-    stub = prestart()
     woken = child_woken() if stub else None
     oom = oom_source()  # before the request: after the run, one read
     os.write(1, ready)  # mcpbox sends the request only once both marks arrived: both streams are connected
