@@ -7,6 +7,7 @@ import { once } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
+import { turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { LineSplitter, type OversizeLine } from "./line-splitter.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -48,8 +49,6 @@ export class ContainerStdioTransport implements Transport {
   private readonly onNonJsonLine: (line: string) => void;
   private readonly splitter: LineSplitter;
   private started = false;
-  private turn = false;
-  private corked = false;
   private closed = false;
   /** what happened before start(): delivered by start(), bounded so a flood before it cannot grow memory */
   private early: Array<() => void> | undefined = [];
@@ -97,25 +96,11 @@ export class ContainerStdioTransport implements Transport {
     return true;
   }
 
-  /**
-   * The first raw line of a turn of the event loop leaves at once (a lone call waits for nothing); the lines the same
-   * turn writes after it are gathered and leave in one write when the turn ends (the engine and the server then read
-   * them at once too): 16 calls in flight cost two syscalls instead of 16 (issue 15). A send() meanwhile joins the
-   * same write, in order.
-   */
+  /** gathers the lines of one turn of the event loop after its first into one write (jsonrpc/turn-writes.ts) */
+  private gather: (() => void) | undefined;
+
   private write(text: string): boolean {
-    if (!this.turn) {
-      this.turn = true;
-      process.nextTick(() => {
-        this.turn = false;
-        if (!this.corked) return;
-        this.corked = false;
-        this.stdin.uncork();
-      });
-    } else if (!this.corked) {
-      this.corked = true;
-      this.stdin.cork();
-    }
+    (this.gather ??= turnGatherer(this.stdin))();
     return this.stdin.write(text);
   }
 

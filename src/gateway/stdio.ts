@@ -6,6 +6,7 @@
 import type { Readable, Writable } from "node:stream";
 import { isSpecType, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
+import { turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { CAPS } from "./limits.ts";
 import { ErrorCode } from "./rpc-error.ts";
 import type { RawChannel } from "./raw-channel.ts";
@@ -122,28 +123,10 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     return true;
   }
 
-  /** this turn of the event loop wrote already; #corked: and gathers what it writes after that */
-  #turn = false;
-  #corked = false;
-  /**
-   * The first line of a turn of the event loop leaves at once (a lone answer waits for nothing, not even the
-   * bookkeeping after it); what the same turn writes after it is gathered and leaves in one write when the turn ends:
-   * 16 answers read in one chunk cost the client's pipe two syscalls (and the client two wake-ups), not 16 (issue 15).
-   * Order is kept.
-   */
+  /** the lines of one turn of the event loop after its first leave in one write (jsonrpc/turn-writes.ts) */
+  #gather: (() => void) | undefined;
   #cork(): void {
-    if (!this.#turn) {
-      this.#turn = true;
-      process.nextTick(() => {
-        this.#turn = false;
-        if (!this.#corked) return;
-        this.#corked = false;
-        this.#out.uncork();
-      });
-    } else if (!this.#corked) {
-      this.#corked = true;
-      this.#out.cork();
-    }
+    (this.#gather ??= turnGatherer(this.#out))();
   }
 
   #backedUp(): boolean {
