@@ -204,7 +204,7 @@ gvisor_advice() {
 SETUP_UID=${SETUP_UID:-$EUID}
 SETUP_BASE_IMAGES=${SETUP_BASE_IMAGES:-"node:24-bookworm-slim python:3.12-slim-bookworm"}
 SETUP_CA_BUNDLE=${SETUP_CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
-SETUP_BASE_IMAGES_CMD=${SETUP_BASE_IMAGES_CMD:-scripts/ci/base-images.sh}
+SETUP_BASE_IMAGES_CMD=${SETUP_BASE_IMAGES_CMD:-"$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/base-images.sh"}
 
 # The commands a job needs besides the engine: tests drive a terminal UI with tmux and clone the repository.
 # docker-registry (Debian's, distribution 2.8): the image-server tests push to and pull from one on 127.0.0.1:5000,
@@ -275,7 +275,7 @@ setup_machine() {
     elif ((SETUP_UID == 0)); then
       note "setup: making the base images ${missing[*]} locally (debootstrap, about a minute)"
       ensure_packages debootstrap debian-archive-keyring binutils
-      "$SETUP_BASE_IMAGES_CMD"
+      "$SETUP_BASE_IMAGES_CMD" || todo+=("make the base images ${missing[*]}: $SETUP_BASE_IMAGES_CMD failed (its output is above)")
     else
       todo+=("make the base images ${missing[*]}: sudo apt-get install -y debootstrap && sudo $SETUP_BASE_IMAGES_CMD (or docker pull them where a registry is reachable)")
     fi
