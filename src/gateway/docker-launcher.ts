@@ -2,130 +2,36 @@
  * Servers as hardened containers (SPEC 4.2, 4.6): the engine is checked, containers of dead gateways are swept, a
  * reaper watches this process, images are resolved (built, or pulled for `image:` servers, when missing) before the
  * startup clock runs, and every container carries the session's labels so nothing outlives the gateway.
+ *
+ * This file is what `serve` needs before its client is answered: the engine's ping and the catalog-cache look-ups
+ * (issue 15: start cost). The rest, from the sweep and the reaper to the containers, is docker-launch.ts, loaded by
+ * the first start; every container, network and egress of the session waits for the sweep and the reaper there.
  */
-import os from "node:os";
-import { ensureImages, imageRefFor } from "../images/ensure.ts";
-import { inspectImage } from "../docker/image-build.ts";
-import { withFix } from "../images/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
-import { startServerContainer } from "../docker/container.ts";
+import { inspectImage } from "../docker/image-build.ts";
 import { engine, pingEngine } from "../docker/engine.ts";
-import { containerLabels } from "../policy/labels.ts";
-import { containerOptions } from "../policy/run.ts";
-import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
-import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
-import { McpboxError } from "../errors.ts";
-import { codeRunnerImage, launchCodeRunner, runnerAudit } from "./runner-launcher.ts";
-import type { EgressRecord } from "../egress/record.ts";
-import type { AuditSink } from "./audit.ts";
 import type { CatalogCache } from "./catalog-cache.ts";
-import { egressPool } from "./egress.ts";
-import type { LaunchedServer, Launcher } from "./launcher.ts";
-import type { Redact } from "./redact.ts";
-import type { SecretEnv } from "./secrets.ts";
+import type { DockerLauncherOptions, LaunchSide } from "./docker-launch.ts";
+import type { Launcher } from "./launcher.ts";
 
-export interface DockerLauncherOptions {
-  config: ResolvedConfig;
-  session: string;
-  secrets: ReadonlyMap<string, SecretEnv>;
-  redact: Redact;
-  log: (line: string) => void;
-  maxMessageBytes?: number;
-  /** the code runner writes the exact code of each run here, the egress proxy each connection */
-  audit?: AuditSink;
-  /** each egress connection of an allowlisted server, redacted (for the monitor) */
-  onEgress?: (r: EgressRecord) => void;
-  /** what each server offered when it last ran its image: shown while it starts (serve) */
-  catalogCache?: CatalogCache;
-  /** the engine's ping, started by the caller earlier (serve: while the config loads); pinged here when absent */
-  engineUp?: Promise<void>;
-  /** the servers whose catalog-cache look-up starts now, beside the sweep, instead of at their first start */
-  lookUpEarly?: readonly ResolvedServer[];
-}
+export type { DockerLauncherOptions } from "./docker-launch.ts";
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
   const docker = engine();
   await (o.engineUp ?? pingEngine(docker));
-  // the sweep's round trips, the reaper's spawn and the catalog look-ups overlap (issue 15: start cost)
-  const sweeping = sweepDeadOwners(docker).catch(() => 0);
-  spawnReaper(o.session, process.pid);
   const remembered = o.catalogCache ? rememberedIn(o.catalogCache, docker, o.config, o.lookUpEarly ?? []) : {};
-  const swept = await sweeping;
-  if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
-  const images = new Map<string, Promise<string>>();
-  const runtimeOffered = runtimeGuard(docker); // runtime "gvisor" and no runsc: refused before any image or container
-  /** A "bridge" server's own network: made at its first launch, reused by its restarts (made again if it went). */
-  const ownNetwork = (server: ResolvedServer): Promise<string> => {
-    const labels = containerLabels({ session: o.session, server: server.name, ownerPid: process.pid, configHash: o.config.hash, ownerHost: os.hostname() });
-    return ensureServerNetwork(docker, serverNetworkName(o.session, server.name), labels);
-  };
-  const egress = egressPool({
-    docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit,
-    secretValues: [...o.secrets.values()].flatMap((s) => Object.values(s)),
-    ...(o.onEgress ? { onRecord: o.onEgress } : {}),
-  });
-
-  const imageOf = (server: ResolvedServer): Promise<string> => {
-    let p = images.get(server.name);
-    if (!p) {
-      // the server's state shows only a message: the fix travels inside it, printed once
-      p = resolveImage(server).catch((e: unknown) => Promise.reject(e instanceof McpboxError ? reported(server.name, e) : e));
-      images.set(server.name, p);
-      // a failed build or pull stays failed for this session: a restart would only repeat it (and its report)
-      p.catch(() => {});
-    }
-    return p;
-  };
-
-  const resolveImage = async (server: ResolvedServer): Promise<string> => {
-    if (server.source.kind === "builtin") return codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
-    const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
-    const ref = refs.get(server.name);
-    if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
-    return ref;
-  };
-
-  /** A build's last output lines go to stderr here; the message with its fix is the server's state, shown by the gateway. */
-  const reported = (name: string, e: McpboxError): McpboxError => {
-    for (const line of e.details) o.log(`${name}: ${o.redact(line)}`);
-    return withFix(e, `${name}: `); // the gateway names the server itself
-  };
-
+  let side: Promise<LaunchSide> | undefined;
+  const launchSide = () => (side ??= import("./docker-launch.ts").then((m) => m.launchSide(docker, o)));
   return {
     async prepare(server) {
-      await runtimeOffered(server);
-      await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);
+      await (await launchSide()).prepare?.(server);
     },
-    async launch(server): Promise<LaunchedServer> {
-      const image = await imageOf(server);
-      const ctx = { session: o.session, configHash: o.config.hash, ownerPid: process.pid, image };
-      if (server.source.kind === "builtin") {
-        const audit = o.audit && runnerAudit(o.audit, o.session, server.name, o.redact);
-        return launchCodeRunner(server, { docker, ...ctx, ...(audit ? { audit } : {}) });
-      }
-      // the forwarder owns the namespace the server joins: it runs first, and outlives the server's restarts
-      const wiring = server.egress ? await egress.ensure(server) : undefined;
-      const own = wantsOwnNetwork(server) ? { networkMode: await ownNetwork(server), env: {} } : undefined;
-      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {}, wiring ?? own);
-      const container = await startServerContainer(docker, options, {
-        ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
-        onNonJsonLine: nonJsonReporter(server.name, o),
-      }).catch((e: unknown) => Promise.reject(runtimeCreateError(server, e)));
-      if (wiring) {
-        // a dead proxy or forwarder leaves the server cut off: stopped, it is restarted with a fresh egress
-        void Promise.race([egress.lost(wiring), container.exited.then(() => "exited" as const)]).then((why) => {
-          if (why === "exited") return;
-          o.log(`${server.name}: its egress proxy stopped; restarting the server with a new one`);
-          void container.stop(1000).catch(() => {});
-        });
-      }
-      return container;
+    async launch(server) {
+      return (await launchSide()).launch(server);
     },
     ...remembered,
     async close() {
-      await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now
-      await removeSession(docker, o.session);
+      await (await launchSide()).close();
     },
   };
 }
@@ -144,16 +50,25 @@ function rememberedIn(
   early: readonly ResolvedServer[],
 ): Pick<Launcher, "remembered" | "remember"> {
   const shownFrom = new Map<string, string>();
-  const lookUp = async (server: ResolvedServer) => {
+  const imageId = (ref: string) => inspectImage(docker, ref).then((i) => i?.id, () => undefined);
+  const lookUp = async (server: ResolvedServer, idOf: (ref: string) => Promise<string | undefined> = imageId) => {
     if (server.source.kind === "builtin") return undefined;
-    const ref = await imageRefFor(docker, config, server).catch(() => undefined);
-    const id = ref && (await inspectImage(docker, ref).catch(() => undefined))?.id;
+    // an `image:` server runs its reference; a template server its content tag (images/, loaded only for one)
+    const ref = server.source.kind === "image" ? server.source.image : await templateRef(docker, config, server);
+    const id = ref && (await idOf(ref));
     return id ? { id, entry: cache.read(server, id) } : undefined;
   };
-  // taken by the server's first look-up; a later one looks again
+  // taken by the server's first look-up; a later one looks again. The early ones ask the engine once per reference
+  // (servers of one image: one inspect, not one each), all at the same moment
   const started = new Map<string, ReturnType<typeof lookUp>>();
+  const ids = new Map<string, Promise<string | undefined>>();
+  const idOnce = (ref: string) => {
+    let p = ids.get(ref);
+    if (!p) ids.set(ref, (p = imageId(ref)));
+    return p;
+  };
   for (const s of early) {
-    const p = lookUp(s);
+    const p = lookUp(s, idOnce);
     p.catch(() => {}); // its first look-up is told
     started.set(s.name, p);
   }
@@ -176,12 +91,8 @@ function rememberedIn(
   };
 }
 
-/** Logs the first non-JSON lines of a server, then one summary line per thousand: stderr stays readable. */
-function nonJsonReporter(name: string, o: DockerLauncherOptions): (line: string) => void {
-  let count = 0;
-  return (line) => {
-    count++;
-    if (count <= 5) o.log(`[${name}] dropped a non-JSON line on stdout: ${o.redact(line).slice(0, 200)}`);
-    else if (count % 1000 === 0) o.log(`[${name}] dropped ${count} non-JSON lines on stdout so far`);
-  };
+/** A template server's content tag (what its build is tagged), without building anything; undefined when it cannot be had. */
+async function templateRef(docker: ReturnType<typeof engine>, config: ResolvedConfig, server: ResolvedServer): Promise<string | undefined> {
+  const { imageRefFor } = await import("../images/ensure.ts");
+  return imageRefFor(docker, config, server).catch(() => undefined);
 }

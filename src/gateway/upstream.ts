@@ -11,29 +11,22 @@
  * catalog-cache.ts) is shown: clients are answered at once (listed(), offered), a call waits for the start and goes
  * only to a tool the server then really lists; its own lists replace the remembered ones, list_changed when they differ.
  */
-import {
-  CLIENT_CAPABILITIES_META_KEY,
-  CLIENT_INFO_META_KEY,
-  Client,
-  LOG_LEVEL_META_KEY,
-  PROTOCOL_VERSION_META_KEY,
-  ProtocolError,
-  ProtocolErrorCode,
-  SdkError,
-  SdkErrorCode,
-  type McpSubscription,
-  type PriorDiscovery,
-  type ProtocolEra,
-  type RequestOptions,
-} from "@modelcontextprotocol/client";
+import type * as ClientSdk from "@modelcontextprotocol/client";
 import type {
+  Client,
   ClientCapabilities,
   Implementation,
+  McpSubscription,
   Notification,
+  PriorDiscovery,
+  ProtocolEra,
   Request,
+  RequestOptions,
   Result,
   ServerCapabilities,
 } from "@modelcontextprotocol/client";
+// the protocol's constants, the same in both SDK packages: the client package loads with a server's first start
+import { CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY, PROTOCOL_VERSION_META_KEY, ProtocolErrorCode } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { aggregateCacheHint, type CacheHint } from "./cache-hints.ts";
 import { VERSION } from "../version.ts";
@@ -65,6 +58,14 @@ export interface UpstreamHooks {
   /** the server's connection closed: whatever was sent with sendRaw gets no answer now */
   onDisconnect(up: Upstream, error: RpcError): void;
 }
+
+/**
+ * The SDK's client side (its own copy of the protocol's schemas, built as it loads), imported by the first start: a
+ * client answered from the catalog cache needs none of it (issue 15: start cost). Its errors are recognised once it
+ * is there; before, no error can come from it.
+ */
+let clientSdk: typeof ClientSdk | undefined;
+const loadClientSdk = async (): Promise<typeof ClientSdk> => (clientSdk ??= await import("@modelcontextprotocol/client"));
 
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
@@ -351,7 +352,8 @@ export class Upstream {
     } catch (e) {
       const closed = isClosed(e);
       // the SDK says so of a connection that closed during its server/discover probe
-      const probeClosed = this.#prior === undefined && e instanceof SdkError && e.code === SdkErrorCode.EraNegotiationFailed && /closed/.test(e.message);
+      const sdk = clientSdk;
+      const probeClosed = this.#prior === undefined && sdk !== undefined && e instanceof sdk.SdkError && e.code === sdk.SdkErrorCode.EraNegotiationFailed && /closed/.test(e.message);
       const why = ((closed || probeClosed) && launched && (await exitWhileStarting(launched, this.server.limits.memory))) || failureText(e);
       this.#client = undefined;
       if (launched) {
@@ -376,7 +378,7 @@ export class Upstream {
   }
 
   async #connect(launched: LaunchedServer, timeout: number): Promise<Client> {
-    const caps = await this.#hooks.clientCapabilities();
+    const [caps, { Client }] = await Promise.all([this.#hooks.clientCapabilities(), loadClientSdk()]);
     this.#declared = upstreamCapabilities(caps, this.server.clientRequests);
     const client = new Client(
       { name: "mcpbox", version: VERSION },
@@ -536,7 +538,8 @@ export class Upstream {
 
 /** Whether an SDK error says the server's connection closed. */
 function isClosed(e: unknown): boolean {
-  return e instanceof SdkError && e.code === SdkErrorCode.ConnectionClosed;
+  const sdk = clientSdk;
+  return sdk !== undefined && e instanceof sdk.SdkError && e.code === sdk.SdkErrorCode.ConnectionClosed;
 }
 
 /** JSON-RPC error codes the gateway answers with (-32001: the request timed out, as the SDKs and MCP clients know it). */
@@ -545,7 +548,8 @@ const REQUEST_TIMEOUT = -32001;
 
 /** An error of the v2 Client as the gateway passes errors on: the server's code, words and data; a timeout as -32001. */
 export function fromSdk(e: unknown): unknown {
-  if (e instanceof ProtocolError) return new RpcError(e.code, e.message, e.data);
-  if (e instanceof SdkError && e.code === SdkErrorCode.RequestTimeout) return new RpcError(REQUEST_TIMEOUT, e.message, e.data);
+  const sdk = clientSdk;
+  if (sdk !== undefined && e instanceof sdk.ProtocolError) return new RpcError(e.code, e.message, e.data);
+  if (sdk !== undefined && e instanceof sdk.SdkError && e.code === sdk.SdkErrorCode.RequestTimeout) return new RpcError(REQUEST_TIMEOUT, e.message, e.data);
   return relayed(e);
 }

@@ -1,0 +1,146 @@
+/**
+ * The launch side of the Docker launcher (docker-launcher.ts): images resolved (built, or pulled for `image:`
+ * servers, when missing) before the startup clock runs, containers started under the run policy with the session's
+ * labels, an allowlisted server's egress, a "bridge" server's own network, the built-in code runner. Loaded by the
+ * first start, not before the client is answered from the catalog cache (issue 15: start cost): nothing here is needed
+ * for that. Before the first container, network or egress of this gateway, dead gateways' leftovers are swept and the
+ * reaper that removes this session's containers if the gateway dies is running (SPEC 4.2).
+ */
+import os from "node:os";
+import { ensureImages } from "../images/ensure.ts";
+import { withFix } from "../images/pull-failure.ts";
+import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
+import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
+import { startServerContainer } from "../docker/container.ts";
+import type { Docker } from "../docker/engine.ts";
+import { containerLabels } from "../policy/labels.ts";
+import { containerOptions } from "../policy/run.ts";
+import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
+import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
+import { McpboxError } from "../errors.ts";
+import { codeRunnerImage, launchCodeRunner, runnerAudit } from "./runner-launcher.ts";
+import type { EgressRecord } from "../egress/record.ts";
+import type { AuditSink } from "./audit.ts";
+import type { CatalogCache } from "./catalog-cache.ts";
+import { egressPool } from "./egress.ts";
+import type { LaunchedServer, Launcher } from "./launcher.ts";
+import type { Redact } from "./redact.ts";
+import type { SecretEnv } from "./secrets.ts";
+
+export interface DockerLauncherOptions {
+  config: ResolvedConfig;
+  session: string;
+  secrets: ReadonlyMap<string, SecretEnv>;
+  redact: Redact;
+  log: (line: string) => void;
+  maxMessageBytes?: number;
+  /** the code runner writes the exact code of each run here, the egress proxy each connection */
+  audit?: AuditSink;
+  /** each egress connection of an allowlisted server, redacted (for the monitor) */
+  onEgress?: (r: EgressRecord) => void;
+  /** what each server offered when it last ran its image: shown while it starts (serve) */
+  catalogCache?: CatalogCache;
+  /** the engine's ping, started by the caller earlier (serve: while the config loads); pinged here when absent */
+  engineUp?: Promise<void>;
+  /** the servers whose catalog-cache look-up starts now, beside the sweep, instead of at their first start */
+  lookUpEarly?: readonly ResolvedServer[];
+}
+
+export type LaunchSide = Pick<Launcher, "prepare" | "launch" | "close">;
+
+export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide {
+  /** the sweep and the reaper, once, before anything of this session is made in the engine */
+  let ready: Promise<void> | undefined;
+  const engineReady = () =>
+    (ready ??= (async () => {
+      const sweeping = sweepDeadOwners(docker).catch(() => 0);
+      spawnReaper(o.session, process.pid);
+      const swept = await sweeping;
+      if (swept > 0) o.log(`removed ${swept} container(s) left by gateways that are gone`);
+    })());
+  const images = new Map<string, Promise<string>>();
+  const runtimeOffered = runtimeGuard(docker); // runtime "gvisor" and no runsc: refused before any image or container
+  /** A "bridge" server's own network: made at its first launch, reused by its restarts (made again if it went). */
+  const ownNetwork = (server: ResolvedServer): Promise<string> => {
+    const labels = containerLabels({ session: o.session, server: server.name, ownerPid: process.pid, configHash: o.config.hash, ownerHost: os.hostname() });
+    return ensureServerNetwork(docker, serverNetworkName(o.session, server.name), labels);
+  };
+  const egress = egressPool({
+    docker, session: o.session, configHash: o.config.hash, redact: o.redact, audit: o.audit,
+    secretValues: [...o.secrets.values()].flatMap((s) => Object.values(s)),
+    ...(o.onEgress ? { onRecord: o.onEgress } : {}),
+  });
+
+  const imageOf = (server: ResolvedServer): Promise<string> => {
+    let p = images.get(server.name);
+    if (!p) {
+      // the server's state shows only a message: the fix travels inside it, printed once
+      p = resolveImage(server).catch((e: unknown) => Promise.reject(e instanceof McpboxError ? reported(server.name, e) : e));
+      images.set(server.name, p);
+      // a failed build or pull stays failed for this session: a restart would only repeat it (and its report)
+      p.catch(() => {});
+    }
+    return p;
+  };
+
+  const resolveImage = async (server: ResolvedServer): Promise<string> => {
+    if (server.source.kind === "builtin") return codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
+    const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
+    const ref = refs.get(server.name);
+    if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
+    return ref;
+  };
+
+  /** A build's last output lines go to stderr here; the message with its fix is the server's state, shown by the gateway. */
+  const reported = (name: string, e: McpboxError): McpboxError => {
+    for (const line of e.details) o.log(`${name}: ${o.redact(line)}`);
+    return withFix(e, `${name}: `); // the gateway names the server itself
+  };
+
+  return {
+    async prepare(server) {
+      await runtimeOffered(server);
+      await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);
+    },
+    async launch(server): Promise<LaunchedServer> {
+      const image = await imageOf(server);
+      await engineReady();
+      const ctx = { session: o.session, configHash: o.config.hash, ownerPid: process.pid, image };
+      if (server.source.kind === "builtin") {
+        const audit = o.audit && runnerAudit(o.audit, o.session, server.name, o.redact);
+        return launchCodeRunner(server, { docker, ...ctx, ...(audit ? { audit } : {}) });
+      }
+      // the forwarder owns the namespace the server joins: it runs first, and outlives the server's restarts
+      const wiring = server.egress ? await egress.ensure(server) : undefined;
+      const own = wantsOwnNetwork(server) ? { networkMode: await ownNetwork(server), env: {} } : undefined;
+      const options = containerOptions(server, ctx, o.secrets.get(server.name) ?? {}, wiring ?? own);
+      const container = await startServerContainer(docker, options, {
+        ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
+        onNonJsonLine: nonJsonReporter(server.name, o),
+      }).catch((e: unknown) => Promise.reject(runtimeCreateError(server, e)));
+      if (wiring) {
+        // a dead proxy or forwarder leaves the server cut off: stopped, it is restarted with a fresh egress
+        void Promise.race([egress.lost(wiring), container.exited.then(() => "exited" as const)]).then((why) => {
+          if (why === "exited") return;
+          o.log(`${server.name}: its egress proxy stopped; restarting the server with a new one`);
+          void container.stop(1000).catch(() => {});
+        });
+      }
+      return container;
+    },
+    async close() {
+      await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now
+      await removeSession(docker, o.session);
+    },
+  };
+}
+
+/** Logs the first non-JSON lines of a server, then one summary line per thousand: stderr stays readable. */
+function nonJsonReporter(name: string, o: DockerLauncherOptions): (line: string) => void {
+  let count = 0;
+  return (line) => {
+    count++;
+    if (count <= 5) o.log(`[${name}] dropped a non-JSON line on stdout: ${o.redact(line).slice(0, 200)}`);
+    else if (count % 1000 === 0) o.log(`[${name}] dropped ${count} non-JSON lines on stdout so far`);
+  };
+}
