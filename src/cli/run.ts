@@ -6,9 +6,10 @@ import { CommanderError, type Command } from "commander";
 import { EXIT, isMcpboxError, type McpboxError } from "../errors.ts";
 import { terminalText } from "../text/terminal.ts";
 import { ISSUES_URL, VERSION } from "../version.ts";
-import { paint } from "./output.ts";
+import { paint, streamMade, trackStdio } from "./output.ts";
 
 export function runMain(build: (onRun: (code: number) => void) => Command, argv: string[] = process.argv): void {
+  trackStdio(); // before anything could have made process.stdout or process.stderr (output.ts)
   let exitCode: number | undefined;
   const program = build((code) => {
     exitCode = code;
@@ -49,11 +50,13 @@ export function formatError(e: McpboxError): string {
 }
 
 function exit(code: number): void {
-  // let buffered output reach pipes before exiting
-  let pending = 2;
+  // let buffered output reach pipes before exiting (a stream never made has nothing buffered: what output.ts wrote
+  // without it went out at once, and making it here only to flush it cost a start 3-5 ms)
+  const made = (["stdout", "stderr"] as const).filter(streamMade);
+  let pending = made.length;
+  if (pending === 0) process.exit(code);
   const done = () => {
     if (--pending === 0) process.exit(code);
   };
-  process.stdout.write("", done);
-  process.stderr.write("", done);
+  for (const name of made) process[name].write("", done);
 }
