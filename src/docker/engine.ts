@@ -3,29 +3,19 @@
  * the usual client variables are honoured by docker-modem. An unreachable engine is an environment error (exit 3).
  */
 import Docker from "dockerode";
-import { McpboxError, messageOf } from "../errors.ts";
-import { discoverEngine, dockerodeOptions, hostDiscoveryEnv, startHint, type Discovery } from "./discover.ts";
+import { dockerodeOptions } from "./discover.ts";
+import { engineDiscovery, engineError } from "./engine-socket.ts";
 
 export type { default as Docker } from "dockerode";
+// where the engine is and what its errors say need no dockerode: serve's start asks them before it is loaded
+export { engineAddress, engineDiscovery, engineError } from "./engine-socket.ts";
 
 let shared: Docker | undefined;
-let discovery: Discovery | undefined;
 
 /** One client per process, created on first use, to the engine discover.ts finds (DOCKER_HOST first). */
 export function engine(): Docker {
   shared ??= new Docker(dockerodeOptions(engineDiscovery().found));
   return shared;
-}
-
-/** Which engine this process uses and where it was found (looked up once). */
-export function engineDiscovery(): Discovery {
-  discovery ??= discoverEngine(hostDiscoveryEnv());
-  return discovery;
-}
-
-export function engineAddress(): string {
-  // none found: where docker-modem then connects (the named pipe on Windows)
-  return process.env.DOCKER_HOST || engineDiscovery().found?.host || (process.platform === "win32" ? "npipe:////./pipe/docker_engine" : "unix:///var/run/docker.sock");
 }
 
 export interface EngineInfo {
@@ -56,26 +46,4 @@ export async function pingEngine(docker: Docker = engine()): Promise<void> {
   } catch (e) {
     throw engineError(e);
   }
-}
-
-export function engineError(e: unknown): McpboxError {
-  const code = (e as { code?: string } | null)?.code;
-  const found = process.env.DOCKER_HOST ? undefined : engineDiscovery().found;
-  const where = `${engineAddress()}${found ? ` (${found.label}, from ${found.from})` : ""}`;
-  if (code === "EACCES" || code === "EPERM") {
-    return new McpboxError("environment", `no permission to use the Docker engine at ${where}`, {
-      hint: "add your user to the docker group (sudo usermod -aG docker $USER, then log in again), or use rootless Docker",
-      cause: e,
-    });
-  }
-  if (code === "ENOENT" || code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "ETIMEDOUT") {
-    return new McpboxError("environment", `no Docker engine reachable at ${where}`, {
-      hint: startHint(process.platform),
-      cause: e,
-    });
-  }
-  return new McpboxError("environment", `the Docker engine at ${where} failed: ${messageOf(e)}`, {
-    hint: "check that the engine is running: `docker info`",
-    cause: e,
-  });
 }

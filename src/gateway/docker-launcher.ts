@@ -8,8 +8,7 @@
  * the first start; every container, network and egress of the session waits for the sweep and the reaper there.
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { inspectImage } from "../docker/image-build.ts";
-import { engine, pingEngine } from "../docker/engine.ts";
+import { imageIdOf, pingEngineSocket } from "../docker/engine-socket.ts";
 import type { CatalogCache } from "./catalog-cache.ts";
 import type { DockerLauncherOptions, LaunchSide } from "./docker-launch.ts";
 import type { Launcher } from "./launcher.ts";
@@ -17,11 +16,10 @@ import type { Launcher } from "./launcher.ts";
 export type { DockerLauncherOptions } from "./docker-launch.ts";
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
-  const docker = engine();
-  await (o.engineUp ?? pingEngine(docker));
-  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, docker, o.config, o.lookUpEarly ?? []) : {};
+  await (o.engineUp ?? pingEngineSocket(async () => (await dockerode()).pingEngine()));
+  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? []) : {};
   let side: Promise<LaunchSide> | undefined;
-  const launchSide = () => (side ??= import("./docker-launch.ts").then((m) => m.launchSide(docker, o)));
+  const launchSide = () => (side ??= Promise.all([import("./docker-launch.ts"), dockerode()]).then(([m, e]) => m.launchSide(e.engine(), o)));
   return {
     async prepare(server) {
       await (await launchSide()).prepare?.(server);
@@ -43,18 +41,13 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
  * (the reference moved between the two), nothing is written this run: what the server was taken for (its era) came
  * from the other image, and the next start reads nothing for the new one and probes it.
  */
-function rememberedIn(
-  cache: CatalogCache,
-  docker: ReturnType<typeof engine>,
-  config: ResolvedConfig,
-  early: readonly ResolvedServer[],
-): Pick<Launcher, "remembered" | "remember"> {
+function rememberedIn(cache: CatalogCache, config: ResolvedConfig, early: readonly ResolvedServer[]): Pick<Launcher, "remembered" | "remember"> {
   const shownFrom = new Map<string, string>();
-  const imageId = (ref: string) => inspectImage(docker, ref).then((i) => i?.id, () => undefined);
+  const imageId = (ref: string) => imageIdOf(ref, dockerodeImageId).catch(() => undefined);
   const lookUp = async (server: ResolvedServer, idOf: (ref: string) => Promise<string | undefined> = imageId) => {
     if (server.source.kind === "builtin") return undefined;
     // an `image:` server runs its reference; a template server its content tag (images/, loaded only for one)
-    const ref = server.source.kind === "image" ? server.source.image : await templateRef(docker, config, server);
+    const ref = server.source.kind === "image" ? server.source.image : await templateRef(config, server);
     const id = ref && (await idOf(ref));
     return id ? { id, entry: cache.read(server, id) } : undefined;
   };
@@ -82,6 +75,7 @@ function rememberedIn(
     },
     async remember(server, launched, entry) {
       if (server.source.kind === "builtin") return;
+      const docker = (await dockerode()).engine();
       const id = ((await docker.getContainer(launched.id).inspect().catch(() => undefined)) as { Image?: unknown } | undefined)?.Image;
       if (typeof id !== "string" || id === "") return;
       const shown = shownFrom.get(server.name);
@@ -92,7 +86,15 @@ function rememberedIn(
 }
 
 /** A template server's content tag (what its build is tagged), without building anything; undefined when it cannot be had. */
-async function templateRef(docker: ReturnType<typeof engine>, config: ResolvedConfig, server: ResolvedServer): Promise<string | undefined> {
-  const { imageRefFor } = await import("../images/ensure.ts");
-  return imageRefFor(docker, config, server).catch(() => undefined);
+async function templateRef(config: ResolvedConfig, server: ResolvedServer): Promise<string | undefined> {
+  const [{ imageRefFor }, { engine }] = await Promise.all([import("../images/ensure.ts"), dockerode()]);
+  return imageRefFor(engine(), config, server).catch(() => undefined);
+}
+
+/** dockerode (engine.ts), loaded by the first start, or by a look-up the engine's socket cannot answer. */
+const dockerode = () => import("../docker/engine.ts");
+
+async function dockerodeImageId(ref: string): Promise<string | undefined> {
+  const { inspectImage } = await import("../docker/image-build.ts");
+  return (await inspectImage((await dockerode()).engine(), ref))?.id;
 }

@@ -24,7 +24,7 @@ import { PendingRequests } from "./client-requests.ts";
 import { legacyHost, modernHost, registerHandlers } from "./handlers.ts";
 import { ClientSession, LEGACY_SERVER_INFO, legacyServer, levelRank, type SessionSetup } from "./session.ts";
 import { RoundTrips } from "./round-trips.ts";
-import { Upstream, type UpstreamHooks } from "./upstream.ts";
+import { Upstream, type StartHold, type UpstreamHooks } from "./upstream.ts";
 import type { GatewayChange, GatewayOptions, Hub } from "./hub.ts";
 
 export type { GatewayChange, GatewayOptions } from "./hub.ts";
@@ -36,6 +36,12 @@ const ANY_CLIENT: ClientCapabilities = { sampling: {}, elicitation: { form: {}, 
 
 /** At most this long initialize waits for eager servers (within their startupMs), to advertise what they offer. */
 const INITIALIZE_WAIT_MS = 25_000; // below the 30 s some clients allow for initialize
+
+/**
+ * At most this long the starts of servers shown from the catalog cache wait for a client's first list (then they go
+ * at once): the first call waits for its server anyway, and it should not be the first list that waits (issue 15).
+ */
+const CLIENT_FIRST_MS = 100;
 
 export class Gateway implements Hub {
   readonly upstreams: ReadonlyMap<string, Upstream>;
@@ -65,6 +71,8 @@ export class Gateway implements Hub {
   readonly #accepted = new Map<string, ServerLists>();
   readonly #reported = new Set<string>();
   #resolveClientCaps!: (caps: ClientCapabilities) => void;
+  /** the starts shown from the catalog cache wait on this: a client's first list, a request to a server, or CLIENT_FIRST_MS */
+  readonly #clientFirst: StartHold;
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -76,7 +84,8 @@ export class Gateway implements Hub {
     // answer is refused to the server with why (forward.ts)
     this.#hooks = forwardingHooks(this, () => this.#clientCaps.then(() => ANY_CLIENT));
     const unavailable = options.unavailable ?? new Map<string, string>();
-    this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks, unavailable.get(s.name))]));
+    this.#clientFirst = clientFirst(CLIENT_FIRST_MS);
+    this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks, unavailable.get(s.name), this.#clientFirst)]));
     this.catalog = buildCatalog([], this.transparent);
     this.fastLane = new FastLane(this);
   }
@@ -278,6 +287,8 @@ export class Gateway implements Hub {
       return u.listed();
     });
     await Promise.allSettled(waits);
+    // a client is answered from the catalog: the starts it held back go once the answer is written (this turn)
+    setImmediate(() => this.#clientFirst.release());
     return this.catalog;
   }
 
@@ -326,6 +337,27 @@ export class Gateway implements Hub {
     await this.options.launcher.close().catch(() => {});
     await this.options.audit.close();
   }
+}
+
+/** A StartHold that lets go on release() or `ms` after its first wait(), whichever comes first. */
+function clientFirst(ms: number): StartHold {
+  let release!: () => void;
+  let done = false;
+  const released = new Promise<void>((resolve) => (release = () => ((done = true), resolve())));
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    wait() {
+      if (!done && !timer) {
+        timer = setTimeout(release, ms);
+        timer.unref();
+      }
+      return released;
+    },
+    release() {
+      clearTimeout(timer);
+      release();
+    },
+  };
 }
 
 async function settleWithin(promises: Promise<unknown>[], ms: number): Promise<void> {

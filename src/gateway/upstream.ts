@@ -67,6 +67,16 @@ export interface UpstreamHooks {
 let clientSdk: typeof ClientSdk | undefined;
 const loadClientSdk = async (): Promise<typeof ClientSdk> => (clientSdk ??= await import("@modelcontextprotocol/client"));
 
+/**
+ * What a start shown from the catalog cache waits for before its own work (the launch side's loading, the engine's
+ * requests, the container): the client's first answers, which that work would otherwise hold up on one thread
+ * (issue 15). `release` when something needs the server itself (a request to it).
+ */
+export interface StartHold {
+  wait(): Promise<void>;
+  release(): void;
+}
+
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 16000, 30000];
 const STABLE_MS = 60_000;
 /** A server that failed to start is tried again on use (a list, a call), at most this often: not a build per tools/list. */
@@ -136,12 +146,14 @@ export class Upstream {
   /** rejects when stop() is called: a start waiting on a build, the client's initialize or the server gives up at once */
   readonly #halt: Promise<never>;
   #haltNow!: (e: Error) => void;
+  readonly #hold: StartHold | undefined;
 
-  constructor(server: ResolvedServer, launcher: Launcher, hooks: UpstreamHooks, unavailable?: string) {
+  constructor(server: ResolvedServer, launcher: Launcher, hooks: UpstreamHooks, unavailable?: string, hold?: StartHold) {
     this.server = server;
     this.#launcher = launcher;
     this.#hooks = hooks;
     this.#unavailable = unavailable;
+    this.#hold = hold;
     if (unavailable !== undefined) {
       this.state = "failed";
       this.lastError = unavailable;
@@ -204,6 +216,7 @@ export class Upstream {
   /** Sends a request to the server; in-flight requests fail at once if its container dies. */
   async request(request: Request, options: RequestOptions = {}): Promise<Result> {
     const waited = this.state !== "running";
+    if (waited) this.#hold?.release();
     const client = await this.ensureStarted();
     if (waited) this.#stillOffered(request);
     try {
@@ -315,6 +328,10 @@ export class Upstream {
     const { startupMs } = this.server.timeouts;
     let launched: LaunchedServer | undefined;
     try {
+      // shown from the cache: the client's first answers before this start's own work (not given up on a stop:
+      // nothing is made yet)
+      const hold = this.#hold;
+      if (hold && this.#remembered && !again) await this.#unlessStopped(this.#remembered.then((shown) => (shown ? hold.wait() : undefined)));
       await this.#unlessStopped(Promise.resolve(this.#launcher.prepare?.(this.server)));
       // not given up on a stop: a container being made is waited for (it takes a moment), so it is removed below
       launched = await withTimeout(this.#launcher.launch(this.server), startupMs, `${this.name} did not start within ${startupMs} ms`, (late) => void late.stop(1000).catch(() => {}));

@@ -8,7 +8,7 @@ import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { BoundedStdioTransport } from "../../gateway/stdio.ts";
 import { createGateway } from "../../gateway/start.ts";
-import { pingEngine } from "../../docker/engine.ts";
+import { pingEngineSocket } from "../../docker/engine-socket.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
 import { EXIT, messageOf } from "../../errors.ts";
 import { ISSUES_URL, VERSION } from "../../version.ts";
@@ -71,8 +71,9 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
 }
 
 async function startGateway(ctx: Context, names: string[]) {
-  // the engine's round trip overlaps the config's load; a bad config is still reported first (issue 15)
-  const engineUp = pingEngine();
+  // the engine's round trip overlaps the config's load; a bad config is still reported first (issue 15). On the
+  // engine's socket without dockerode, which only the first container start needs
+  const engineUp = pingEngineSocket(async () => (await import("../../docker/engine.ts")).pingEngine());
   engineUp.catch(() => {});
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
