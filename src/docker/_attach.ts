@@ -2,26 +2,35 @@
  * The two engine calls that must be in place before a container starts (ENVIRONMENT, measured): a hijacked attach of
  * stdin, stdout and stderr, and a wait on the next exit whose response headers prove the engine registered it.
  */
+import { EventEmitter } from "node:events";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
 import { hijackAttach } from "./_hijack.ts";
+import { FrameSplitter } from "./stream-frames.ts";
 
 export interface AttachedStdio {
   /** the hijacked connection: writes go to the container's stdin */
   stdin: Duplex;
-  stdout: PassThrough;
+  stdout: StdoutFeed;
   stderr: PassThrough;
 }
 
 /** Attach with hijack, before start: stdin, stdout and stderr over one upgraded connection. */
 export async function attachStdio(docker: Docker, id: string): Promise<AttachedStdio> {
-  const stream = await hijackAttach(docker, id);
-  const stdout = new PassThrough();
+  return demuxAttached(await hijackAttach(docker, id));
+}
+
+/**
+ * The container's stdout and stderr out of the multiplexed stream of a hijacked attach (no TTY, stream-frames.ts). The
+ * stdout is the gateway's hot path: its bytes go on as views of the chunks read, with no stream in between.
+ */
+export function demuxAttached(stream: Duplex): AttachedStdio {
+  const stdout = new StdoutFeed();
   const stderr = new PassThrough();
-  docker.modem.demuxStream(stream, stdout, stderr);
-  // demuxStream does not forward the end of the stream
+  const frames = new FrameSplitter((which, bytes) => (which === "stdout" ? stdout.write(bytes) : stderr.write(bytes)));
+  stream.on("data", (chunk: Buffer) => frames.push(chunk));
   const endBoth = () => {
     stdout.end();
     stderr.end();
@@ -30,6 +39,50 @@ export async function attachStdio(docker: Docker, id: string): Promise<AttachedS
   stream.once("close", endBoth);
   stream.on("error", endBoth);
   return { stdin: stream, stdout, stderr };
+}
+
+/**
+ * A container's stdout as the demux hands it on: `data` events, then `end` and `close` once. What comes before the
+ * first `data` listener is held for it and delivered a tick after it is added, as a paused stream would (the
+ * transport is made once the container has started, and the server may have spoken by then).
+ */
+export class StdoutFeed extends EventEmitter {
+  #held: Buffer[] | undefined = [];
+  #ended = false;
+
+  constructor() {
+    super();
+    const onListener = (event: string | symbol) => {
+      if (event !== "data") return;
+      this.off("newListener", onListener);
+      process.nextTick(() => this.#release());
+    };
+    this.on("newListener", onListener);
+  }
+
+  write(bytes: Buffer): void {
+    if (this.#ended) return;
+    if (this.#held) this.#held.push(bytes);
+    else this.emit("data", bytes);
+  }
+
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (!this.#held) this.#finish();
+  }
+
+  #release(): void {
+    const held = this.#held ?? [];
+    this.#held = undefined;
+    for (const bytes of held) this.emit("data", bytes);
+    if (this.#ended) this.#finish();
+  }
+
+  #finish(): void {
+    this.emit("end");
+    this.emit("close");
+  }
 }
 
 export interface WaitResult {

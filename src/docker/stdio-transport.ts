@@ -4,13 +4,20 @@
  * dropped with an error, and when it is a response its request fails at once with a clear JSON-RPC error.
  */
 import { once } from "node:events";
-import type { Readable, Writable } from "node:stream";
+import type { Writable } from "node:stream";
 import { parseJSONRPCMessage, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/client";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
 import { turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { LineSplitter, type OversizeLine } from "./line-splitter.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** What a server's stdout is read from: a Readable (a host process), or the attach demux's feed (_attach.ts). */
+export interface ByteSource {
+  on(event: "data", listener: (chunk: Buffer) => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  once(event: "end" | "close", listener: () => void): unknown;
+}
 
 export interface StdioTransportOptions {
   maxMessageBytes?: number;
@@ -44,7 +51,6 @@ export class ContainerStdioTransport implements Transport {
   readonly stderr: null = null;
 
   private readonly stdin: Writable;
-  private readonly stdout: Readable;
   private readonly limit: number;
   private readonly onNonJsonLine: (line: string) => void;
   private readonly splitter: LineSplitter;
@@ -53,9 +59,8 @@ export class ContainerStdioTransport implements Transport {
   /** what happened before start(): delivered by start(), bounded so a flood before it cannot grow memory */
   private early: Array<() => void> | undefined = [];
 
-  constructor(stdin: Writable, stdout: Readable, options: StdioTransportOptions = {}) {
+  constructor(stdin: Writable, stdout: ByteSource, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
-    this.stdout = stdout;
     this.limit = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.onNonJsonLine = options.onNonJsonLine ?? (() => {});
     this.splitter = new LineSplitter(this.limit, {
