@@ -2,45 +2,21 @@
  * Finding and loading sandbox.config.{ts,mts,js,mjs,json}: discover → import → parse → check → resolve.
  * Never prints, never exits: it returns { file, config, warnings } or throws an McpboxError naming the file.
  */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import { McpboxError, isMcpboxError, messageOf } from "../errors.ts";
-import { Defaults, SOURCE_KEYS, Server, UserConfigSchema, type ParsedConfig } from "./schema.ts";
+import { config as zodConfig } from "zod";
+import { McpboxError } from "../errors.ts";
+import { Defaults, Server, UserConfigSchema } from "./schema.ts";
+import { SOURCE_KEYS } from "./_rules.ts";
 import { problemsFromZod } from "./_zod-problems.ts";
 import { checkConfig, realEnv, type CheckEnv } from "./checks.ts";
 import { dotted, errorsOf, formatProblem, warningsOf, type Problem } from "./problems.ts";
 import { resolveConfig, type ResolvedConfig } from "./resolve.ts";
-import { importConfigModule } from "./_import.ts";
-import { discover, type DiscoverFs } from "./_discover.ts";
-import { assertTrusted } from "./_trust.ts";
 import { controlCharacterProblems } from "./_strings.ts";
+import { fastParseConfig } from "./_fast-parse.ts";
+import { displayPath, loadConfigFile, type LoadOptions } from "./_file.ts";
+import { checkedOf, type CheckedConfig } from "./_checked.ts";
 
-export const CONFIG_NAMES = [
-  "sandbox.config.ts",
-  "sandbox.config.mts",
-  "sandbox.config.js",
-  "sandbox.config.mjs",
-  "sandbox.config.json",
-] as const;
-
-export interface LoadOptions {
-  cwd?: string;
-  /** -c, --config */
-  configPath?: string | undefined;
-}
-
-export interface LoadedFile {
-  file: string;
-  raw: unknown;
-}
-
-export interface CheckedConfig {
-  file: string;
-  problems: Problem[];
-  parsed: ParsedConfig | undefined;
-}
+export { CONFIG_NAMES, displayPath, fileUrl, findConfigFile, loadConfigFile, type LoadedFile, type LoadOptions } from "./_file.ts";
+export type { CheckedConfig } from "./_checked.ts";
 
 export interface LoadedConfig {
   file: string;
@@ -48,75 +24,18 @@ export interface LoadedConfig {
   warnings: Problem[];
 }
 
-/** Step 1: find the file (-c, or from the working folder upward) and make sure it is the user's own. */
-export async function findConfigFile(options: LoadOptions = {}): Promise<string> {
-  const cwd = options.cwd ?? process.cwd();
-  if (options.configPath !== undefined) {
-    const file = path.resolve(cwd, options.configPath);
-    if (!fs.existsSync(file)) {
-      throw new McpboxError("config", `config file ${options.configPath} does not exist`, {
-        hint: "check the path given to -c/--config",
-      });
-    }
-    assertTrusted(file);
-    return file;
-  }
-  const found = discover(cwd, CONFIG_NAMES, realDiscoverFs());
-  if (!found.file) {
-    const where = found.searched.length === 0 ? cwd : `${found.searched[0]}${found.searched.length > 1 ? ` or a folder above it up to ${found.searched.at(-1)}` : ""}`;
-    throw new McpboxError("config", `no sandbox.config.ts found in ${where} (nor .mts, .js, .mjs or .json; the search stops ${found.stop})`, {
-      hint: "run `mcpbox init` to create one, or pass -c <path>",
-    });
-  }
-  assertTrusted(found.file);
-  return found.file;
-}
-
-function realDiscoverFs(): DiscoverFs {
-  return {
-    uid: process.getuid?.(),
-    home: os.homedir(),
-    exists: (p) => fs.existsSync(p),
-    stat: (p) => {
-      try {
-        return fs.statSync(p);
-      } catch {
-        return undefined;
-      }
-    },
-  };
-}
-
-/** Step 2: import the module (TypeScript included) and take its default export. */
-export async function loadConfigFile(options: LoadOptions = {}): Promise<LoadedFile> {
-  const file = await findConfigFile(options);
-  const shown = displayPath(file, options.cwd);
-  let exported: unknown;
-  try {
-    exported = await importConfigModule(file);
-  } catch (e) {
-    if (isMcpboxError(e)) throw e; // a module that is not the user's own: refused as it is
-    throw new McpboxError("config", `${shown}: cannot be loaded: ${loadErrorMessage(e, file)}`, {
-      hint: "fix the error above; the file must `export default defineConfig({ ... })`",
-      cause: e,
-    });
-  }
-  try {
-    if (typeof exported === "function") exported = await (exported as () => unknown)();
-    exported = await exported;
-  } catch (e) {
-    throw new McpboxError("config", `${shown}: the config threw an error: ${firstLine(messageOf(e))}`, { cause: e });
-  }
-  if (exported === undefined || exported === null) {
-    throw new McpboxError("config", `${shown}: has no default export`, {
-      hint: "end the file with `export default defineConfig({ servers: { ... } })`",
-    });
-  }
-  return { file, raw: exported };
-}
+/**
+ * For a process that parses one config and exits (validate): zod's compiled fast path (a new Function per object
+ * schema) costs more to make than it saves, 25 -> 15 ms for 20 servers (issue 15); serve keeps it, for the SDK's
+ * per-message parsing.
+ */
+export const jitlessZod = () => zodConfig({ jitless: true });
 
 /** Step 3: schema and policy checks; every problem at once. */
 export function checkRawConfig(raw: unknown, file: string, env: CheckEnv = realEnv()): CheckedConfig {
+  // a config the schema accepts: the fast parser's copy is the one zod would make (fast-parse.test.ts)
+  const fast = fastParseConfig(raw);
+  if (fast) return checkedOf(fast, file, env);
   const result = UserConfigSchema.safeParse(raw, { reportInput: true });
   // what is checked is what is used: the parsed copy (a getter in the config cannot answer differently twice)
   const controls = controlCharacterProblems(result.success ? result.data : raw);
@@ -172,21 +91,3 @@ export async function loadConfig(options: LoadOptions = {}): Promise<LoadedConfi
   return { file, config: resolveConfig(checked.parsed, file), warnings: warningsOf(checked.problems) };
 }
 
-/** The file as the user would type it from the working folder. */
-export function displayPath(file: string, cwd: string = process.cwd()): string {
-  const rel = path.relative(cwd, file);
-  return rel === "" || rel.startsWith("..") ? (rel.split(path.sep).length > 4 ? file : rel || file) : rel;
-}
-
-const firstLine = (s: string) => s.split("\n").filter((l) => l.trim() !== "")[0] ?? s;
-
-/** The first line of a load error, led by the line (and column) of a syntax error in the config file. */
-function loadErrorMessage(e: unknown, file: string): string {
-  const text = messageOf(e);
-  const first = firstLine(text).replace(/^ParseError:\s*/, "").trim();
-  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const at = new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(`${text}\n${e instanceof SyntaxError ? (e.stack ?? "") : ""}`);
-  return at ? `line ${at[1]}${at[2] ? `:${at[2]}` : ""}: ${first}` : first;
-}
-
-export const fileUrl = (file: string) => pathToFileURL(file).href;

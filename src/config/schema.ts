@@ -5,6 +5,9 @@
  */
 import { z } from "zod";
 import { IMAGE_MESSAGE, IMAGE_REFERENCE, REGISTRY_REFERENCE } from "./_reference.ts";
+import { SOURCE_KEYS, prefixRule, serverSourceRule } from "./_rules.ts";
+
+export { SOURCE_KEYS };
 
 const SIZE = /^\d+(\.\d+)?\s*([bkmg]|kb|mb|gb|ki|mi|gi|kib|mib|gib)?$/i;
 export const Size = z
@@ -110,7 +113,7 @@ export const policyShape = {
         .string()
         .regex(/^[A-Za-z0-9_-]{1,32}$/, { message: "must be 1-32 letters, digits, _ or -" })
         // "__" separates prefix and name: a prefix holding it (or ending in "_") could forge another server's names
-        .refine((p) => !p.includes("__") && !p.endsWith("_"), { message: 'must not contain "__" or end with "_" (the separator of prefix and name)' }),
+        .refine(prefixRule, { message: 'must not contain "__" or end with "_" (the separator of prefix and name)' }),
       z.literal(false),
     ])
     .optional()
@@ -159,8 +162,6 @@ export const Pool = z
   ])
   .describe("code-runner: warm containers per language, or { warm, maxConcurrent, maxQueued }");
 
-export const SOURCE_KEYS = ["image", "template", "build", "builtin"] as const;
-
 export const Server = z
   .strictObject({
     image: ImageReference.optional().describe("A prebuilt image"),
@@ -181,33 +182,7 @@ export const Server = z
     pool: Pool.optional(),
     ...policyShape,
   })
-  .superRefine((server, ctx) => {
-    const sources = SOURCE_KEYS.filter((k) => server[k] !== undefined);
-    if (sources.length === 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: "has no source: set exactly one of image, template (with package), build or builtin",
-      });
-    } else if (sources.length > 1) {
-      ctx.addIssue({
-        code: "custom",
-        message: `has ${sources.length} sources (${sources.join(", ")}): keep exactly one`,
-      });
-    }
-    if (server.template !== undefined && server.package === undefined) {
-      ctx.addIssue({ code: "custom", path: ["package"], message: `is required with template "${server.template}"` });
-    }
-    if (server.package !== undefined && server.template === undefined) {
-      ctx.addIssue({ code: "custom", path: ["package"], message: 'is only used with template: "node" or "python"' });
-    }
-    if (server.builtin === undefined) {
-      for (const key of ["languages", "maxOutputBytes", "pool"] as const) {
-        if (server[key] !== undefined) {
-          ctx.addIssue({ code: "custom", path: [key], message: 'is only used with builtin: "code-runner"' });
-        }
-      }
-    }
-  }, { when: (payload) => typeof payload.value === "object" && payload.value !== null })
+  .superRefine(serverSourceRule, { when: (payload) => typeof payload.value === "object" && payload.value !== null })
   .meta({ id: "Server" });
 
 export const BuildSettings = z.strictObject({

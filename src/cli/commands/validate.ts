@@ -1,22 +1,19 @@
 import type { Context } from "../context.ts";
 import os from "node:os";
 import { realEnv, type CheckEnv } from "../../config/checks.ts";
-import { checkRawConfig, displayPath, loadConfigFile } from "../../config/load.ts";
+import { checkRawConfigQuickly } from "../../config/quick-check.ts";
+import { displayPath, loadConfigFile } from "../../config/_file.ts";
 import { discoverEngine, hostDiscoveryEnv, type Discovery } from "../../docker/discover.ts";
 import { fileSharingProblem, sharedFolders } from "../../docker/file-sharing.ts";
 import { errorsOf, formatProblem, warningsOf, dotted } from "../../config/problems.ts";
 import { err, out, paint, printJson } from "../output.ts";
-import { config as zodConfig } from "zod";
-
-// one parse per process: zod's compiled fast path (a new Function per object schema) costs more to make than it
-// saves, 25 -> 15 ms for 20 servers (issue 15); serve keeps it, for the SDK's per-message parsing
-zodConfig({ jitless: true });
 
 export async function run(ctx: Context): Promise<number> {
   const { file, raw } = await loadConfigFile({ configPath: ctx.configPath, cwd: ctx.cwd });
   const host = hostDiscoveryEnv();
   const fileSharing = fileSharingOf(discoverEngine(host), process.platform, host.home || os.homedir(), host.readFile);
-  const { problems, parsed } = checkRawConfig(raw, file, { ...realEnv(), ...(fileSharing ? { fileSharing } : {}) });
+  // zod and the schema load only for a config the fast parser gives up on (a wrong one)
+  const { problems, parsed } = await checkRawConfigQuickly(raw, file, { ...realEnv(), ...(fileSharing ? { fileSharing } : {}) });
   const shown = displayPath(file, ctx.cwd);
   const errors = errorsOf(problems);
   if (ctx.options.json) {
