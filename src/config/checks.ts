@@ -55,7 +55,10 @@ function once<T>(f: (p: string) => T): (p: string) => T {
   };
 }
 
+// most paths asked about do not exist (guarded paths, denied paths): a failed realpath throws, and making that error
+// cost more than the look-up (issue 15); existsSync answers without one, and a path it cannot see has no realpath
 function realpathOrSelf(p: string): string {
+  if (!fs.existsSync(p)) return p;
   try {
     return fs.realpathSync(p);
   } catch {
@@ -71,8 +74,9 @@ export function isCaseInsensitive(p: string, platform: NodeJS.Platform): boolean
   const base = path.basename(at);
   const flipped = path.join(path.dirname(at), [...base].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join(""));
   try {
-    const [a, b] = [fs.statSync(at), fs.statSync(flipped)];
-    return a.ino === b.ino && a.dev === b.dev;
+    // throwIfNoEntry: a missing flipped name (the usual answer) is no error to make
+    const [a, b] = [fs.statSync(at, { throwIfNoEntry: false }), fs.statSync(flipped, { throwIfNoEntry: false })];
+    return a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
   }
