@@ -153,9 +153,9 @@ export function generateFastParse(): string {
           const el = shape[key]!;
           const { optin, optout } = el._zod;
           const k = JSON.stringify(key);
-          out.push(`if ((r = ${fn(el)}(v[${k}])) === FAIL) return FAIL;`);
-          if (optin === "optional" && optout === "optional") out.push(`if (${k} in v) o[${k}] = r;`);
-          else if (optin === undefined && optout === undefined) out.push(`if (!(${k} in v)) return FAIL;`, `o[${k}] = r;`);
+          // zod reads the value, then asks `in`: an optional key that is not there is left out, whatever was read
+          if (optin === "optional" && optout === "optional") out.push(`r = ${fn(el)}(v[${k}]);`, `if (${k} in v) { if (r === FAIL) return FAIL; o[${k}] = r; }`);
+          else if (optin === undefined && optout === undefined) out.push(`if ((r = ${fn(el)}(v[${k}])) === FAIL || !(${k} in v)) return FAIL;`, `o[${k}] = r;`);
           else fail(`a key ${key} that is optional one way only`);
         }
         sets.push(`const K${sets.length} = new Set(${JSON.stringify(keys)});`);

@@ -113,14 +113,12 @@ function p6(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p2(v["source"])) === FAIL) return FAIL;
-  if (!("source" in v)) return FAIL;
+  if ((r = p2(v["source"])) === FAIL || !("source" in v)) return FAIL;
   o["source"] = r;
-  if ((r = p3(v["target"])) === FAIL) return FAIL;
-  if (!("target" in v)) return FAIL;
+  if ((r = p3(v["target"])) === FAIL || !("target" in v)) return FAIL;
   o["target"] = r;
-  if ((r = p5(v["readOnly"])) === FAIL) return FAIL;
-  if ("readOnly" in v) o["readOnly"] = r;
+  r = p5(v["readOnly"]);
+  if ("readOnly" in v) { if (r === FAIL) return FAIL; o["readOnly"] = r; }
   for (const key in v) if (!K0.has(key)) return FAIL;
   return o;
 }
@@ -163,8 +161,7 @@ function p13(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p2(v["network"])) === FAIL) return FAIL;
-  if (!("network" in v)) return FAIL;
+  if ((r = p2(v["network"])) === FAIL || !("network" in v)) return FAIL;
   o["network"] = r;
   for (const key in v) if (!K1.has(key)) return FAIL;
   return o;
@@ -186,8 +183,7 @@ function p15(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p14(v["allow"])) === FAIL) return FAIL;
-  if (!("allow" in v)) return FAIL;
+  if ((r = p14(v["allow"])) === FAIL || !("allow" in v)) return FAIL;
   o["allow"] = r;
   for (const key in v) if (!K2.has(key)) return FAIL;
   return o;
@@ -249,14 +245,14 @@ function p24(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p19(v["memory"])) === FAIL) return FAIL;
-  if ("memory" in v) o["memory"] = r;
-  if ((r = p21(v["cpus"])) === FAIL) return FAIL;
-  if ("cpus" in v) o["cpus"] = r;
-  if ((r = p23(v["pids"])) === FAIL) return FAIL;
-  if ("pids" in v) o["pids"] = r;
-  if ((r = p19(v["tmpfs"])) === FAIL) return FAIL;
-  if ("tmpfs" in v) o["tmpfs"] = r;
+  r = p19(v["memory"]);
+  if ("memory" in v) { if (r === FAIL) return FAIL; o["memory"] = r; }
+  r = p21(v["cpus"]);
+  if ("cpus" in v) { if (r === FAIL) return FAIL; o["cpus"] = r; }
+  r = p23(v["pids"]);
+  if ("pids" in v) { if (r === FAIL) return FAIL; o["pids"] = r; }
+  r = p19(v["tmpfs"]);
+  if ("tmpfs" in v) { if (r === FAIL) return FAIL; o["tmpfs"] = r; }
   for (const key in v) if (!K3.has(key)) return FAIL;
   return o;
 }
@@ -305,10 +301,10 @@ function p31(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p30(v["allow"])) === FAIL) return FAIL;
-  if ("allow" in v) o["allow"] = r;
-  if ((r = p30(v["deny"])) === FAIL) return FAIL;
-  if ("deny" in v) o["deny"] = r;
+  r = p30(v["allow"]);
+  if ("allow" in v) { if (r === FAIL) return FAIL; o["allow"] = r; }
+  r = p30(v["deny"]);
+  if ("deny" in v) { if (r === FAIL) return FAIL; o["deny"] = r; }
   for (const key in v) if (!K4.has(key)) return FAIL;
   return o;
 }
@@ -335,12 +331,12 @@ function p35(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p34(v["startupMs"])) === FAIL) return FAIL;
-  if ("startupMs" in v) o["startupMs"] = r;
-  if ((r = p34(v["callMs"])) === FAIL) return FAIL;
-  if ("callMs" in v) o["callMs"] = r;
-  if ((r = p34(v["runMs"])) === FAIL) return FAIL;
-  if ("runMs" in v) o["runMs"] = r;
+  r = p34(v["startupMs"]);
+  if ("startupMs" in v) { if (r === FAIL) return FAIL; o["startupMs"] = r; }
+  r = p34(v["callMs"]);
+  if ("callMs" in v) { if (r === FAIL) return FAIL; o["callMs"] = r; }
+  r = p34(v["runMs"]);
+  if ("runMs" in v) { if (r === FAIL) return FAIL; o["runMs"] = r; }
   for (const key in v) if (!K5.has(key)) return FAIL;
   return o;
 }
@@ -395,12 +391,12 @@ function p45(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p5(v["sampling"])) === FAIL) return FAIL;
-  if ("sampling" in v) o["sampling"] = r;
-  if ((r = p5(v["elicitation"])) === FAIL) return FAIL;
-  if ("elicitation" in v) o["elicitation"] = r;
-  if ((r = p5(v["roots"])) === FAIL) return FAIL;
-  if ("roots" in v) o["roots"] = r;
+  r = p5(v["sampling"]);
+  if ("sampling" in v) { if (r === FAIL) return FAIL; o["sampling"] = r; }
+  r = p5(v["elicitation"]);
+  if ("elicitation" in v) { if (r === FAIL) return FAIL; o["elicitation"] = r; }
+  r = p5(v["roots"]);
+  if ("roots" in v) { if (r === FAIL) return FAIL; o["roots"] = r; }
   for (const key in v) if (!K6.has(key)) return FAIL;
   return o;
 }
@@ -423,18 +419,18 @@ function p49(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p5(v["allowRoot"])) === FAIL) return FAIL;
-  if ("allowRoot" in v) o["allowRoot"] = r;
-  if ((r = p5(v["allowHostNetwork"])) === FAIL) return FAIL;
-  if ("allowHostNetwork" in v) o["allowHostNetwork"] = r;
-  if ((r = p5(v["allowDockerSocket"])) === FAIL) return FAIL;
-  if ("allowDockerSocket" in v) o["allowDockerSocket"] = r;
-  if ((r = p5(v["allowSensitiveMounts"])) === FAIL) return FAIL;
-  if ("allowSensitiveMounts" in v) o["allowSensitiveMounts"] = r;
-  if ((r = p5(v["allowWritableConfig"])) === FAIL) return FAIL;
-  if ("allowWritableConfig" in v) o["allowWritableConfig"] = r;
-  if ((r = p5(v["allowAnyEgress"])) === FAIL) return FAIL;
-  if ("allowAnyEgress" in v) o["allowAnyEgress"] = r;
+  r = p5(v["allowRoot"]);
+  if ("allowRoot" in v) { if (r === FAIL) return FAIL; o["allowRoot"] = r; }
+  r = p5(v["allowHostNetwork"]);
+  if ("allowHostNetwork" in v) { if (r === FAIL) return FAIL; o["allowHostNetwork"] = r; }
+  r = p5(v["allowDockerSocket"]);
+  if ("allowDockerSocket" in v) { if (r === FAIL) return FAIL; o["allowDockerSocket"] = r; }
+  r = p5(v["allowSensitiveMounts"]);
+  if ("allowSensitiveMounts" in v) { if (r === FAIL) return FAIL; o["allowSensitiveMounts"] = r; }
+  r = p5(v["allowWritableConfig"]);
+  if ("allowWritableConfig" in v) { if (r === FAIL) return FAIL; o["allowWritableConfig"] = r; }
+  r = p5(v["allowAnyEgress"]);
+  if ("allowAnyEgress" in v) { if (r === FAIL) return FAIL; o["allowAnyEgress"] = r; }
   for (const key in v) if (!K7.has(key)) return FAIL;
   return o;
 }
@@ -448,36 +444,36 @@ function p51(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p8(v["mounts"])) === FAIL) return FAIL;
-  if ("mounts" in v) o["mounts"] = r;
-  if ((r = p17(v["network"])) === FAIL) return FAIL;
-  if ("network" in v) o["network"] = r;
-  if ((r = p25(v["limits"])) === FAIL) return FAIL;
-  if ("limits" in v) o["limits"] = r;
-  if ((r = p28(v["user"])) === FAIL) return FAIL;
-  if ("user" in v) o["user"] = r;
-  if ((r = p5(v["readOnlyRoot"])) === FAIL) return FAIL;
-  if ("readOnlyRoot" in v) o["readOnlyRoot"] = r;
-  if ((r = p32(v["tools"])) === FAIL) return FAIL;
-  if ("tools" in v) o["tools"] = r;
-  if ((r = p30(v["approve"])) === FAIL) return FAIL;
-  if ("approve" in v) o["approve"] = r;
-  if ((r = p36(v["timeouts"])) === FAIL) return FAIL;
-  if ("timeouts" in v) o["timeouts"] = r;
-  if ((r = p40(v["prefix"])) === FAIL) return FAIL;
-  if ("prefix" in v) o["prefix"] = r;
-  if ((r = p42(v["startup"])) === FAIL) return FAIL;
-  if ("startup" in v) o["startup"] = r;
-  if ((r = p44(v["restart"])) === FAIL) return FAIL;
-  if ("restart" in v) o["restart"] = r;
-  if ((r = p30(v["pathArguments"])) === FAIL) return FAIL;
-  if ("pathArguments" in v) o["pathArguments"] = r;
-  if ((r = p46(v["clientRequests"])) === FAIL) return FAIL;
-  if ("clientRequests" in v) o["clientRequests"] = r;
-  if ((r = p48(v["runtime"])) === FAIL) return FAIL;
-  if ("runtime" in v) o["runtime"] = r;
-  if ((r = p50(v["dangerous"])) === FAIL) return FAIL;
-  if ("dangerous" in v) o["dangerous"] = r;
+  r = p8(v["mounts"]);
+  if ("mounts" in v) { if (r === FAIL) return FAIL; o["mounts"] = r; }
+  r = p17(v["network"]);
+  if ("network" in v) { if (r === FAIL) return FAIL; o["network"] = r; }
+  r = p25(v["limits"]);
+  if ("limits" in v) { if (r === FAIL) return FAIL; o["limits"] = r; }
+  r = p28(v["user"]);
+  if ("user" in v) { if (r === FAIL) return FAIL; o["user"] = r; }
+  r = p5(v["readOnlyRoot"]);
+  if ("readOnlyRoot" in v) { if (r === FAIL) return FAIL; o["readOnlyRoot"] = r; }
+  r = p32(v["tools"]);
+  if ("tools" in v) { if (r === FAIL) return FAIL; o["tools"] = r; }
+  r = p30(v["approve"]);
+  if ("approve" in v) { if (r === FAIL) return FAIL; o["approve"] = r; }
+  r = p36(v["timeouts"]);
+  if ("timeouts" in v) { if (r === FAIL) return FAIL; o["timeouts"] = r; }
+  r = p40(v["prefix"]);
+  if ("prefix" in v) { if (r === FAIL) return FAIL; o["prefix"] = r; }
+  r = p42(v["startup"]);
+  if ("startup" in v) { if (r === FAIL) return FAIL; o["startup"] = r; }
+  r = p44(v["restart"]);
+  if ("restart" in v) { if (r === FAIL) return FAIL; o["restart"] = r; }
+  r = p30(v["pathArguments"]);
+  if ("pathArguments" in v) { if (r === FAIL) return FAIL; o["pathArguments"] = r; }
+  r = p46(v["clientRequests"]);
+  if ("clientRequests" in v) { if (r === FAIL) return FAIL; o["clientRequests"] = r; }
+  r = p48(v["runtime"]);
+  if ("runtime" in v) { if (r === FAIL) return FAIL; o["runtime"] = r; }
+  r = p50(v["dangerous"]);
+  if ("dangerous" in v) { if (r === FAIL) return FAIL; o["dangerous"] = r; }
   for (const key in v) if (!K8.has(key)) return FAIL;
   return o;
 }
@@ -509,10 +505,10 @@ function p56(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p55(v["node"])) === FAIL) return FAIL;
-  if ("node" in v) o["node"] = r;
-  if ((r = p55(v["python"])) === FAIL) return FAIL;
-  if ("python" in v) o["python"] = r;
+  r = p55(v["node"]);
+  if ("node" in v) { if (r === FAIL) return FAIL; o["node"] = r; }
+  r = p55(v["python"]);
+  if ("python" in v) { if (r === FAIL) return FAIL; o["python"] = r; }
   for (const key in v) if (!K9.has(key)) return FAIL;
   return o;
 }
@@ -538,12 +534,12 @@ function p60(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p53(v["caCerts"])) === FAIL) return FAIL;
-  if ("caCerts" in v) o["caCerts"] = r;
-  if ((r = p57(v["baseImages"])) === FAIL) return FAIL;
-  if ("baseImages" in v) o["baseImages"] = r;
-  if ((r = p59(v["registry"])) === FAIL) return FAIL;
-  if ("registry" in v) o["registry"] = r;
+  r = p53(v["caCerts"]);
+  if ("caCerts" in v) { if (r === FAIL) return FAIL; o["caCerts"] = r; }
+  r = p57(v["baseImages"]);
+  if ("baseImages" in v) { if (r === FAIL) return FAIL; o["baseImages"] = r; }
+  r = p59(v["registry"]);
+  if ("registry" in v) { if (r === FAIL) return FAIL; o["registry"] = r; }
   for (const key in v) if (!K10.has(key)) return FAIL;
   return o;
 }
@@ -557,10 +553,10 @@ function p62(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p53(v["path"])) === FAIL) return FAIL;
-  if ("path" in v) o["path"] = r;
-  if ((r = p5(v["enabled"])) === FAIL) return FAIL;
-  if ("enabled" in v) o["enabled"] = r;
+  r = p53(v["path"]);
+  if ("path" in v) { if (r === FAIL) return FAIL; o["path"] = r; }
+  r = p5(v["enabled"]);
+  if ("enabled" in v) { if (r === FAIL) return FAIL; o["enabled"] = r; }
   for (const key in v) if (!K11.has(key)) return FAIL;
   return o;
 }
@@ -585,10 +581,10 @@ function p66(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p65(v["runc"])) === FAIL) return FAIL;
-  if ("runc" in v) o["runc"] = r;
-  if ((r = p65(v["gvisor"])) === FAIL) return FAIL;
-  if ("gvisor" in v) o["gvisor"] = r;
+  r = p65(v["runc"]);
+  if ("runc" in v) { if (r === FAIL) return FAIL; o["runc"] = r; }
+  r = p65(v["gvisor"]);
+  if ("gvisor" in v) { if (r === FAIL) return FAIL; o["gvisor"] = r; }
   for (const key in v) if (!K12.has(key)) return FAIL;
   return o;
 }
@@ -602,8 +598,8 @@ function p68(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p67(v["runtimes"])) === FAIL) return FAIL;
-  if ("runtimes" in v) o["runtimes"] = r;
+  r = p67(v["runtimes"]);
+  if ("runtimes" in v) { if (r === FAIL) return FAIL; o["runtimes"] = r; }
   for (const key in v) if (!K13.has(key)) return FAIL;
   return o;
 }
@@ -653,13 +649,12 @@ function p75(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p2(v["context"])) === FAIL) return FAIL;
-  if (!("context" in v)) return FAIL;
+  if ((r = p2(v["context"])) === FAIL || !("context" in v)) return FAIL;
   o["context"] = r;
-  if ((r = p53(v["dockerfile"])) === FAIL) return FAIL;
-  if ("dockerfile" in v) o["dockerfile"] = r;
-  if ((r = p74(v["args"])) === FAIL) return FAIL;
-  if ("args" in v) o["args"] = r;
+  r = p53(v["dockerfile"]);
+  if ("dockerfile" in v) { if (r === FAIL) return FAIL; o["dockerfile"] = r; }
+  r = p74(v["args"]);
+  if ("args" in v) { if (r === FAIL) return FAIL; o["args"] = r; }
   for (const key in v) if (!K14.has(key)) return FAIL;
   return o;
 }
@@ -731,8 +726,7 @@ function p85(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p84(v["env"])) === FAIL) return FAIL;
-  if (!("env" in v)) return FAIL;
+  if ((r = p84(v["env"])) === FAIL || !("env" in v)) return FAIL;
   o["env"] = r;
   for (const key in v) if (!K15.has(key)) return FAIL;
   return o;
@@ -742,8 +736,7 @@ function p86(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p2(v["file"])) === FAIL) return FAIL;
-  if (!("file" in v)) return FAIL;
+  if ((r = p2(v["file"])) === FAIL || !("file" in v)) return FAIL;
   o["file"] = r;
   for (const key in v) if (!K16.has(key)) return FAIL;
   return o;
@@ -853,12 +846,12 @@ function p101(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p96(v["warm"])) === FAIL) return FAIL;
-  if ("warm" in v) o["warm"] = r;
-  if ((r = p98(v["maxConcurrent"])) === FAIL) return FAIL;
-  if ("maxConcurrent" in v) o["maxConcurrent"] = r;
-  if ((r = p100(v["maxQueued"])) === FAIL) return FAIL;
-  if ("maxQueued" in v) o["maxQueued"] = r;
+  r = p96(v["warm"]);
+  if ("warm" in v) { if (r === FAIL) return FAIL; o["warm"] = r; }
+  r = p98(v["maxConcurrent"]);
+  if ("maxConcurrent" in v) { if (r === FAIL) return FAIL; o["maxConcurrent"] = r; }
+  r = p100(v["maxQueued"]);
+  if ("maxQueued" in v) { if (r === FAIL) return FAIL; o["maxQueued"] = r; }
   for (const key in v) if (!K17.has(key)) return FAIL;
   return o;
 }
@@ -879,60 +872,60 @@ function p104(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p55(v["image"])) === FAIL) return FAIL;
-  if ("image" in v) o["image"] = r;
-  if ((r = p72(v["template"])) === FAIL) return FAIL;
-  if ("template" in v) o["template"] = r;
-  if ((r = p53(v["package"])) === FAIL) return FAIL;
-  if ("package" in v) o["package"] = r;
-  if ((r = p76(v["build"])) === FAIL) return FAIL;
-  if ("build" in v) o["build"] = r;
-  if ((r = p78(v["builtin"])) === FAIL) return FAIL;
-  if ("builtin" in v) o["builtin"] = r;
-  if ((r = p80(v["command"])) === FAIL) return FAIL;
-  if ("command" in v) o["command"] = r;
-  if ((r = p80(v["args"])) === FAIL) return FAIL;
-  if ("args" in v) o["args"] = r;
-  if ((r = p83(v["env"])) === FAIL) return FAIL;
-  if ("env" in v) o["env"] = r;
-  if ((r = p89(v["secrets"])) === FAIL) return FAIL;
-  if ("secrets" in v) o["secrets"] = r;
-  if ((r = p92(v["languages"])) === FAIL) return FAIL;
-  if ("languages" in v) o["languages"] = r;
-  if ((r = p94(v["maxOutputBytes"])) === FAIL) return FAIL;
-  if ("maxOutputBytes" in v) o["maxOutputBytes"] = r;
-  if ((r = p103(v["pool"])) === FAIL) return FAIL;
-  if ("pool" in v) o["pool"] = r;
-  if ((r = p8(v["mounts"])) === FAIL) return FAIL;
-  if ("mounts" in v) o["mounts"] = r;
-  if ((r = p17(v["network"])) === FAIL) return FAIL;
-  if ("network" in v) o["network"] = r;
-  if ((r = p25(v["limits"])) === FAIL) return FAIL;
-  if ("limits" in v) o["limits"] = r;
-  if ((r = p28(v["user"])) === FAIL) return FAIL;
-  if ("user" in v) o["user"] = r;
-  if ((r = p5(v["readOnlyRoot"])) === FAIL) return FAIL;
-  if ("readOnlyRoot" in v) o["readOnlyRoot"] = r;
-  if ((r = p32(v["tools"])) === FAIL) return FAIL;
-  if ("tools" in v) o["tools"] = r;
-  if ((r = p30(v["approve"])) === FAIL) return FAIL;
-  if ("approve" in v) o["approve"] = r;
-  if ((r = p36(v["timeouts"])) === FAIL) return FAIL;
-  if ("timeouts" in v) o["timeouts"] = r;
-  if ((r = p40(v["prefix"])) === FAIL) return FAIL;
-  if ("prefix" in v) o["prefix"] = r;
-  if ((r = p42(v["startup"])) === FAIL) return FAIL;
-  if ("startup" in v) o["startup"] = r;
-  if ((r = p44(v["restart"])) === FAIL) return FAIL;
-  if ("restart" in v) o["restart"] = r;
-  if ((r = p30(v["pathArguments"])) === FAIL) return FAIL;
-  if ("pathArguments" in v) o["pathArguments"] = r;
-  if ((r = p46(v["clientRequests"])) === FAIL) return FAIL;
-  if ("clientRequests" in v) o["clientRequests"] = r;
-  if ((r = p48(v["runtime"])) === FAIL) return FAIL;
-  if ("runtime" in v) o["runtime"] = r;
-  if ((r = p50(v["dangerous"])) === FAIL) return FAIL;
-  if ("dangerous" in v) o["dangerous"] = r;
+  r = p55(v["image"]);
+  if ("image" in v) { if (r === FAIL) return FAIL; o["image"] = r; }
+  r = p72(v["template"]);
+  if ("template" in v) { if (r === FAIL) return FAIL; o["template"] = r; }
+  r = p53(v["package"]);
+  if ("package" in v) { if (r === FAIL) return FAIL; o["package"] = r; }
+  r = p76(v["build"]);
+  if ("build" in v) { if (r === FAIL) return FAIL; o["build"] = r; }
+  r = p78(v["builtin"]);
+  if ("builtin" in v) { if (r === FAIL) return FAIL; o["builtin"] = r; }
+  r = p80(v["command"]);
+  if ("command" in v) { if (r === FAIL) return FAIL; o["command"] = r; }
+  r = p80(v["args"]);
+  if ("args" in v) { if (r === FAIL) return FAIL; o["args"] = r; }
+  r = p83(v["env"]);
+  if ("env" in v) { if (r === FAIL) return FAIL; o["env"] = r; }
+  r = p89(v["secrets"]);
+  if ("secrets" in v) { if (r === FAIL) return FAIL; o["secrets"] = r; }
+  r = p92(v["languages"]);
+  if ("languages" in v) { if (r === FAIL) return FAIL; o["languages"] = r; }
+  r = p94(v["maxOutputBytes"]);
+  if ("maxOutputBytes" in v) { if (r === FAIL) return FAIL; o["maxOutputBytes"] = r; }
+  r = p103(v["pool"]);
+  if ("pool" in v) { if (r === FAIL) return FAIL; o["pool"] = r; }
+  r = p8(v["mounts"]);
+  if ("mounts" in v) { if (r === FAIL) return FAIL; o["mounts"] = r; }
+  r = p17(v["network"]);
+  if ("network" in v) { if (r === FAIL) return FAIL; o["network"] = r; }
+  r = p25(v["limits"]);
+  if ("limits" in v) { if (r === FAIL) return FAIL; o["limits"] = r; }
+  r = p28(v["user"]);
+  if ("user" in v) { if (r === FAIL) return FAIL; o["user"] = r; }
+  r = p5(v["readOnlyRoot"]);
+  if ("readOnlyRoot" in v) { if (r === FAIL) return FAIL; o["readOnlyRoot"] = r; }
+  r = p32(v["tools"]);
+  if ("tools" in v) { if (r === FAIL) return FAIL; o["tools"] = r; }
+  r = p30(v["approve"]);
+  if ("approve" in v) { if (r === FAIL) return FAIL; o["approve"] = r; }
+  r = p36(v["timeouts"]);
+  if ("timeouts" in v) { if (r === FAIL) return FAIL; o["timeouts"] = r; }
+  r = p40(v["prefix"]);
+  if ("prefix" in v) { if (r === FAIL) return FAIL; o["prefix"] = r; }
+  r = p42(v["startup"]);
+  if ("startup" in v) { if (r === FAIL) return FAIL; o["startup"] = r; }
+  r = p44(v["restart"]);
+  if ("restart" in v) { if (r === FAIL) return FAIL; o["restart"] = r; }
+  r = p30(v["pathArguments"]);
+  if ("pathArguments" in v) { if (r === FAIL) return FAIL; o["pathArguments"] = r; }
+  r = p46(v["clientRequests"]);
+  if ("clientRequests" in v) { if (r === FAIL) return FAIL; o["clientRequests"] = r; }
+  r = p48(v["runtime"]);
+  if ("runtime" in v) { if (r === FAIL) return FAIL; o["runtime"] = r; }
+  r = p50(v["dangerous"]);
+  if ("dangerous" in v) { if (r === FAIL) return FAIL; o["dangerous"] = r; }
   for (const key in v) if (!K18.has(key)) return FAIL;
   if (!superRefined(serverSourceRule, o)) return FAIL;
   return o;
@@ -958,18 +951,17 @@ function p106(v: any): any {
   if (!isObject(v)) return FAIL;
   const o: any = {};
   let r;
-  if ((r = p1(v["$schema"])) === FAIL) return FAIL;
-  if ("$schema" in v) o["$schema"] = r;
-  if ((r = p52(v["defaults"])) === FAIL) return FAIL;
-  if ("defaults" in v) o["defaults"] = r;
-  if ((r = p61(v["build"])) === FAIL) return FAIL;
-  if ("build" in v) o["build"] = r;
-  if ((r = p63(v["audit"])) === FAIL) return FAIL;
-  if ("audit" in v) o["audit"] = r;
-  if ((r = p69(v["engine"])) === FAIL) return FAIL;
-  if ("engine" in v) o["engine"] = r;
-  if ((r = p105(v["servers"])) === FAIL) return FAIL;
-  if (!("servers" in v)) return FAIL;
+  r = p1(v["$schema"]);
+  if ("$schema" in v) { if (r === FAIL) return FAIL; o["$schema"] = r; }
+  r = p52(v["defaults"]);
+  if ("defaults" in v) { if (r === FAIL) return FAIL; o["defaults"] = r; }
+  r = p61(v["build"]);
+  if ("build" in v) { if (r === FAIL) return FAIL; o["build"] = r; }
+  r = p63(v["audit"]);
+  if ("audit" in v) { if (r === FAIL) return FAIL; o["audit"] = r; }
+  r = p69(v["engine"]);
+  if ("engine" in v) { if (r === FAIL) return FAIL; o["engine"] = r; }
+  if ((r = p105(v["servers"])) === FAIL || !("servers" in v)) return FAIL;
   o["servers"] = r;
   for (const key in v) if (!K19.has(key)) return FAIL;
   return o;

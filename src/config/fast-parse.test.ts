@@ -151,6 +151,46 @@ describe("the fast config parser (_fast-parse.ts)", () => {
     expect(accepted).toBeLessThan(3800);
   });
 
+  it("agrees with zod on hostile objects: proxies and getters that answer differently per read, no prototype, __proto__ (2000 seeded)", () => {
+    const rnd = prng(16);
+    // the answers of the proxies and getters come from one stream, started again for each parser: both read the
+    // same things in the same order (as zod does), so both see the same answers and must agree
+    let answers = prng(0);
+    for (let i = 0; i < 2000; i++) {
+      const c = mutate(RICH, rnd) as Record<string, unknown>;
+      const objects = paths(c).filter((p) => {
+        let v: any = c;
+        for (const seg of p) v = v[seg];
+        return p.length > 0 && v && typeof v === "object";
+      });
+      const p = objects[Math.floor(rnd() * objects.length)]!;
+      let parent: any = c;
+      for (const seg of p.slice(0, -1)) parent = parent[seg];
+      const v = parent[p[p.length - 1]!];
+      const first = Object.keys(v)[0] ?? "x";
+      const kind = Math.floor(rnd() * 5);
+      parent[p[p.length - 1]!] =
+        kind === 0
+          ? Object.assign(Object.create(null), v)
+          : kind === 1
+            ? new Proxy(v, { has: (t, k) => (answers() < 0.9 ? k in t : !(k in t)) })
+            : kind === 2
+              ? new Proxy(v, { get: (t, k) => (answers() < 0.95 ? t[k] : "changed") })
+              : kind === 3
+                ? Object.defineProperty(Array.isArray(v) ? [...v] : { ...v }, first, { get: () => (answers() < 0.5 ? v[first] : 7), enumerable: true })
+                : Object.assign(JSON.parse('{"__proto__": {"image": "mcp/x:1"}}'), v);
+      const seed = i + 1;
+      const fast = ((answers = prng(seed)), fastParseConfig(c));
+      // zod's generic parse, which the fast parser mirrors read for read (its JIT path reads in another order)
+      const zod = ((answers = prng(seed)), UserConfigSchema.safeParse(c, { jitless: true } as never));
+      expect(fast !== undefined, `kind ${kind}: fast ${fast === undefined ? "gave up" : "accepted"}, zod ${zod.success ? "accepted" : "refused"}`).toBe(zod.success);
+      if (zod.success) {
+        expect(fast).toStrictEqual(zod.data);
+        expect(shapeOf(fast)).toStrictEqual(shapeOf(zod.data));
+      }
+    }
+  });
+
   it("agrees on objects zod reads in its own way: no prototype, classes, symbols, hidden keys, __proto__, getters, holes", () => {
     const bare = Object.assign(Object.create(null), { image: "mcp/x:1" });
     expect(agree({ servers: { a: bare } })).toBe(true);
