@@ -114,9 +114,33 @@ function pruneTemp(tmp) {
   }
 }
 
-/** Writes again (temp file + rename: a reader sees the old file or the new one) every chunk that is missing. */
+/**
+ * Writes again (temp file + rename: a reader sees the old file or the new one) every chunk that is missing. One
+ * readdir per folder of the build (two) instead of a stat per chunk (80-odd, ~2 ms of every start, issue 15): a
+ * regular file of the name is there, as existsSync said; anything else under the name (a link, a folder) is still
+ * asked of existsSync, as before.
+ */
 function repair(dir) {
-  for (const file of manifest.files) if (!fs.existsSync(path.join(dir, file))) rewrite(dir, file);
+  const listed = new Map(); // folder of the build -> the names of its regular files, or undefined when it is unreadable
+  for (const file of manifest.files) {
+    const slash = file.lastIndexOf("/");
+    const folder = slash < 0 ? "" : file.slice(0, slash);
+    if (!listed.has(folder)) listed.set(folder, regularFiles(path.join(dir, folder)));
+    const names = listed.get(folder);
+    if (names && names.has(file.slice(slash + 1))) continue;
+    if (!fs.existsSync(path.join(dir, file))) rewrite(dir, file);
+  }
+}
+
+/** The names of the regular files in a folder (a Set), or undefined when it cannot be read. */
+function regularFiles(folder) {
+  try {
+    const names = new Set();
+    for (const e of fs.readdirSync(folder, { withFileTypes: true })) if (e.isFile()) names.add(e.name);
+    return names;
+  } catch {
+    return undefined;
+  }
 }
 
 function rewrite(dir, file) {
