@@ -6,14 +6,14 @@
  * tools/list once a catalog was cached by an earlier run, vs `--version`; spawn serve (5 servers) → a call answered on
  * every server, nothing cached, vs 5 direct starts in parallel → a call answered on each.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { engine } from "../../src/docker/engine.ts";
 import { ensureTestImage } from "../../test/helpers/images.ts";
 import { writeConfig } from "./binary.mjs";
-import { BINARY, percentile, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
+import { BINARY, NODE, percentile, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
 import {
   cleanup,
   gatewayGone,
@@ -36,6 +36,7 @@ const B = {
   version: "mcpbox --version (baseline)",
   version2: "mcpbox --version, timed in the start rounds (baseline)",
   start: "5 direct starts in parallel → a call answered on each (baseline)",
+  nodeAnon: "private (anonymous) RSS of an idle Node, same version, nothing loaded (baseline)",
 };
 
 export default async function run({ runs = 300 } = {}) {
@@ -114,10 +115,13 @@ async function callRows(docker, image, proj, pids, runs) {
  * loads Node's TypeScript stripper (amaro, about 10 MB), every later one does not. The goal rows are taken after
  * `settle` seconds of idle, which is what a long-running gateway between bursts shows: its launcher gives the old space
  * that call garbage grew back once idle (scripts/sea/launcher.cjs). The busy high-water, taken at once, is printed for
- * reference, as is the make-up of RSS: the executable's file pages (shared with the page cache; how many of them are
- * mapped depends on how much of the file is cached, since the kernel maps cached neighbours of each page touched: a
- * binary just written by a build or an install is wholly cached and shows ~65 MB of them, one read cold ~47 MB; a
- * minimal Node SEA that prints one line shows 62 vs 42 MB of RSS the same way) and the private (anonymous) rest.
+ * reference, as is the make-up of RSS: the private (anonymous) part, what of it an idle Node of the same version with
+ * nothing loaded has (baseline, measured beside it), and the file pages, the executable's apart. The executable's file
+ * pages are shared with the page cache, and how many a process shows depends on how the file got there, not on mcpbox:
+ * the kernel (6.x, ext4 with large folios) maps the whole page-cache folio around each page touched, and a file written
+ * or read() whole (a build, an install, a copy) sits in large folios, one paged in by faults in small ones. Measured:
+ * serve with 10 servers 52 MB of them after the binary was dropped from the cache (posix_fadvise DONTNEED), 84 MB after
+ * it was read whole; a minimal Node SEA of the same Node that only idles 33 vs 59 MB (RSS 42 vs 68 MB).
  */
 async function memoryRows(proj, pids, calls, settle = 4) {
   const warm = spawnSync(BINARY, ["validate"], { cwd: proj.dir, env: { ...process.env, MCPBOX_HOME: proj.home }, stdio: "ignore" });
@@ -125,6 +129,7 @@ async function memoryRows(proj, pids, calls, settle = 4) {
   const gw = await openGateway(proj, pids);
   const idle = () => new Promise((r) => setTimeout(r, settle * 1000));
   const anonMb = (pid) => Number(/^Anonymous:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN) / 1024;
+  const idleNode = spawn(NODE, ["--max-semi-space-size=1", "-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   try {
     const { tools } = await gw.client.listTools();
     const echoes = tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name);
@@ -134,6 +139,9 @@ async function memoryRows(proj, pids, calls, settle = 4) {
     await idle();
     const first = rssMb(gw.pid);
     const firstAnon = anonMb(gw.pid);
+    const firstExe = executablePagesMb(gw.pid);
+    const nodeAnon = anonMb(idleNode.pid); // the same time idle, at least `settle` s after its start
+    idleNode.kill();
     // 16 in flight, spread over the ten servers
     let next = 0;
     const worker = async () => {
@@ -148,15 +156,31 @@ async function memoryRows(proj, pids, calls, settle = 4) {
     const after = rssMb(gw.pid);
     return [
       { measure: `gateway RSS, 10 servers (warm home), after tools/list, 30 calls and ${settle} s idle`, value: first, unit: "MB", goal: { atMost: 80 } },
-      { measure: "gateway RSS after idle: its private part (anonymous: V8 heap, malloc)", value: firstAnon, unit: "MB" },
+      { measure: B.nodeAnon, value: nodeAnon, unit: "MB" },
+      { measure: "gateway RSS after idle: its private part (anonymous: V8 heap, malloc)", value: firstAnon, unit: "MB", baseline: B.nodeAnon },
       { measure: "gateway RSS after idle: its file pages (the executable and libraries, shared with the page cache)", value: first - firstAnon, unit: "MB" },
+      { measure: "gateway RSS after idle: of these, the executable's (how many: see memoryRows, the page cache decides)", value: firstExe, unit: "MB" },
       { measure: "gateway RSS, 10 servers, after tools/list and 30 calls, at once (for reference)", value: busyFirst, unit: "MB" },
       { measure: `gateway RSS growth over ${calls} more calls (16 in flight), then ${settle} s idle`, value: after - first, unit: "MB", goal: { atMost: 5 } },
       { measure: `gateway RSS growth over ${calls} more calls, at once: the busy high-water (for reference)`, value: busyAfter - first, unit: "MB" },
     ];
   } finally {
+    idleNode.kill();
     await gw.close().catch(() => {});
   }
+}
+
+/** RSS of the mappings of a process's own executable file, in MB. */
+function executablePagesMb(pid) {
+  const exe = fs.readlinkSync(`/proc/${pid}/exe`);
+  let kb = 0;
+  let mine = false;
+  for (const line of fs.readFileSync(`/proc/${pid}/smaps`, "utf8").split("\n")) {
+    const head = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) mine = head[1] === exe;
+    else if (mine && line.startsWith("Rss:")) kb += Number(/(\d+)/.exec(line)[1]);
+  }
+  return kb / 1024;
 }
 
 /** `validate` of a 20-server config next to `--version`, interleaved. */
