@@ -185,8 +185,9 @@ const viaGetters = (spec) =>
 /**
  * dockerode loads BuildKit sessions (@grpc/grpc-js, @grpc/proto-loader, protobufjs) and docker-modem loads ssh2 as
  * soon as they are loaded, though mcpbox needs them only for a BuildKit build or an ssh:// DOCKER_HOST: 700 KB of
- * modules run at every start of serve, tools, ps and the reaper (issue 15). commander loads node:child_process (and
- * with it node:net) for executable subcommands, which mcpbox has none of: ~5 ms CPU of every start, --help included.
+ * modules run at every start of serve, tools, ps and the reaper (issue 15); docker-modem's http.js loads https and tls.
+ * commander loads node:child_process (and with it node:net) for executable subcommands, which mcpbox has none of:
+ * ~5 ms CPU of every start, --help included.
  * Each is required when first called instead. A dependency update that changes these lines fails the build here
  * rather than silently loading them again.
  */
@@ -194,6 +195,14 @@ function lazyEngineExtras() {
   const lazy = [
     { file: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session'),", to: "withSession = function () { return require('./session').apply(this, arguments); }," },
     { file: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/, from: "ssh = require('./ssh'),", to: "ssh = function () { return require('./ssh').apply(this, arguments); }," },
+    // docker-modem's redirect wrapper takes https at load (tls and https: ~4 MB and a few ms in every engine command,
+    // hmem's measure); only a tcp+TLS DOCKER_HOST uses it. It only ever calls the prototype's request, and assigns its
+    // own request on an object inheriting from it, hence the setter
+    {
+      file: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]http\.js$/,
+      from: "var nativeHttps = require('https'),",
+      to: "var nativeHttps = { get request() { return require('https').request; }, set request(v) { Object.defineProperty(this, 'request', { value: v, writable: true, enumerable: true, configurable: true }); } },",
+    },
     {
       file: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/,
       from: "const childProcess = require('node:child_process');",
@@ -203,7 +212,7 @@ function lazyEngineExtras() {
   return {
     name: "lazy-engine-extras",
     setup(build) {
-      build.onLoad({ filter: /[\\/](dockerode|docker-modem|commander)[\\/]lib[\\/](docker|modem|command)\.js$/ }, (args) => {
+      build.onLoad({ filter: /[\\/](dockerode|docker-modem|commander)[\\/]lib[\\/](docker|modem|http|command)\.js$/ }, (args) => {
         const l = lazy.find((x) => x.file.test(args.path));
         if (!l) return undefined;
         const text = fs.readFileSync(args.path, "utf8");
