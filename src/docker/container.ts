@@ -13,7 +13,7 @@ import { mountsDeniedError } from "./file-sharing.ts";
 import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
 import { LABEL } from "../policy/labels.ts";
 import { LineSplitter } from "./line-splitter.ts";
-import { ContainerStdioTransport } from "./stdio-transport.ts";
+import type { ContainerStdioTransport } from "./stdio-transport.ts";
 
 export interface ExitStatus {
   exitCode: number;
@@ -45,14 +45,22 @@ const MAX_STDERR_LINE = 8 * 1024;
 const RECENT_STDERR = 50;
 const DEFAULT_STOP_MS = 3000;
 
+/** `onCreated`: told the container's id as soon as the engine made it (before its attach and start). */
 export async function startServerContainer(
   docker: Docker,
   options: ContainerCreateOptions,
   start: StartOptions = {},
+  onCreated?: (id: string) => void,
 ): Promise<ServerContainer> {
+  // the transport's code (the SDK's JSON-RPC parsing, which builds the protocol's schemas as it loads) loads beside
+  // the engine's round trips of the create and start, not before them (issue 15: start cost)
+  const transportCode = import("./stdio-transport.ts");
+  transportCode.catch(() => {});
   const id = await createContainer(docker, options);
+  onCreated?.(id);
   let stdio: AttachedStdio | undefined;
   let wait: { result: Promise<WaitResult> } | undefined;
+  let Transport!: typeof ContainerStdioTransport;
   try {
     // both before the start (no first byte or an early exit is missed), at once: one round trip instead of two
     const [attached, waiting] = await Promise.allSettled([attachStdio(docker, id), registerWait(docker, id)]);
@@ -63,6 +71,7 @@ export async function startServerContainer(
     stdio = attached.value;
     wait = waiting.value;
     await docker.getContainer(id).start();
+    Transport = (await transportCode).ContainerStdioTransport; // its stdout waits, unread, until then
   } catch (e) {
     wait?.result.catch(() => {});
     stdio?.stdin.destroy();
@@ -72,7 +81,7 @@ export async function startServerContainer(
   const exited = wait.result
     .then((r) => r.StatusCode, () => pollExit(docker, id))
     .then((code) => finish(docker, id, code));
-  const transport = new ContainerStdioTransport(stdio.stdin, stdio.stdout, start);
+  const transport = new Transport(stdio.stdin, stdio.stdout, start);
   const stderr = stderrFeed(stdio.stderr);
   let stopping: Promise<void> | undefined;
   return {
@@ -147,9 +156,16 @@ async function stopContainer(docker: Docker, id: string, exited: Promise<ExitSta
 function stderrFeed(stream: NodeJS.ReadableStream) {
   const listeners = new Set<(line: string) => void>();
   const recent: string[] = [];
+  // what the server printed before anyone listened (a container started before its gateway was ready): the first
+  // listener gets it, up to RECENT_STDERR lines
+  let unheard: string[] | undefined = [];
   const emit = (line: string) => {
     recent.push(line);
     if (recent.length > RECENT_STDERR) recent.shift();
+    if (unheard) {
+      unheard.push(line);
+      if (unheard.length > RECENT_STDERR) unheard.shift();
+    }
     for (const l of listeners) l(line);
   };
   const splitter = new LineSplitter(MAX_STDERR_LINE, {
@@ -161,6 +177,9 @@ function stderrFeed(stream: NodeJS.ReadableStream) {
   return {
     subscribe(listener: (line: string) => void): () => void {
       listeners.add(listener);
+      const before = unheard;
+      unheard = undefined;
+      for (const line of before ?? []) listener(line);
       return () => listeners.delete(listener);
     },
     recent: () => [...recent],

@@ -2,9 +2,9 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ResolvedServer } from "../config/resolve.ts";
-import { cacheFileName, catalogCache, checkedEntry, checkedLists, type RememberedServer } from "./catalog-cache.ts";
+import { cacheFileName, catalogCache, checkedEntry, checkedLists, loadCatalogChecks, type RememberedServer } from "./catalog-cache.ts";
 import { EMPTY_LISTS } from "./lists.ts";
 
 const server = (name: string, extra: Record<string, unknown> = {}) => ({ name, prefix: name, image: "x:1", ...extra }) as unknown as ResolvedServer;
@@ -19,12 +19,16 @@ const scratch = () => {
 afterEach(() => {
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
+beforeAll(loadCatalogChecks);
 
 describe("catalogCache", () => {
   it("gives back what was written, for the same server config and image id only", () => {
     const dir = scratch();
     const cache = catalogCache(() => dir);
+    expect(cache.exists(server("a"), "sha256:1")).toBe(false);
     cache.write(server("a"), "sha256:1", entry);
+    expect(cache.exists(server("a"), "sha256:1")).toBe(true);
+    expect(cache.exists(server("a"), "sha256:2")).toBe(false);
     expect(cache.read(server("a"), "sha256:1")).toEqual(entry);
     expect(cache.read(server("a"), "sha256:2")).toBeUndefined(); // a re-pulled or rebuilt image
     expect(cache.read(server("a", { image: "x:2" }), "sha256:1")).toBeUndefined(); // a changed config

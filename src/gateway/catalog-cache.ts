@@ -17,7 +17,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { isSpecType, specTypeSchemas, type DiscoverResult, type Implementation, type ServerCapabilities } from "@modelcontextprotocol/server";
+import type { DiscoverResult, Implementation, ServerCapabilities } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
 import { messageOf } from "../errors.ts";
@@ -38,11 +38,17 @@ export interface RememberedServer {
   era: { kind: "legacy" } | { kind: "modern"; discover: DiscoverResult; revision: string };
 }
 
+/** read and write check with the SDK's schemas: loadCatalogChecks() first (the SDK loads with it). */
 export interface CatalogCache {
   /** What this server offered when it last ran this image, when the file can be believed; else undefined. */
   read(server: ResolvedServer, imageId: string): RememberedServer | undefined;
   /** Keeps what the server offers (after it started or relisted); a cache that cannot be written only costs a start. */
   write(server: ResolvedServer, imageId: string, entry: RememberedServer): void;
+  /**
+   * Whether anything is at this server's and image's name (nothing is read or checked): false, and read() has
+   * nothing to show either, so the server can start before the SDK is even loaded (issue 15: start cost).
+   */
+  exists(server: ResolvedServer, imageId: string): boolean;
 }
 
 export interface CatalogCacheOptions {
@@ -109,6 +115,14 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
         fs.closeSync(fd);
       }
     },
+    exists(server, imageId) {
+      try {
+        fs.lstatSync(path.join(folder(), cacheFileName(server, imageId)));
+        return true;
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code !== "ENOENT"; // a folder that fails its checks: read() says why
+      }
+    },
     write(server, imageId, entry) {
       try {
         // only what a later read takes: a server whose answer the checks refuse is simply not cached
@@ -152,13 +166,13 @@ export function checkedEntry(raw: unknown): RememberedServer | undefined {
   if (r.v !== FORMAT) return undefined;
   const lists = checkedLists(r.lists);
   if (!lists) return undefined;
-  if (!is.ServerCapabilities(r.capabilities)) return undefined;
+  if (!is().ServerCapabilities(r.capabilities)) return undefined;
   if (r.instructions !== undefined && (typeof r.instructions !== "string" || r.instructions.length > INSTRUCTIONS_CAP)) return undefined;
   const era = checkedEra(r.era);
   if (!era) return undefined;
   let serverInfo: Implementation | undefined;
   if (r.serverInfo !== undefined) {
-    if (!is.Implementation(r.serverInfo) || JSON.stringify(r.serverInfo).length > 64 * 1024) return undefined;
+    if (!is().Implementation(r.serverInfo) || JSON.stringify(r.serverInfo).length > 64 * 1024) return undefined;
     serverInfo = r.serverInfo as Implementation;
   }
   return {
@@ -175,7 +189,7 @@ function checkedEra(raw: unknown): RememberedServer["era"] | undefined {
   const e = raw as Record<string, unknown>;
   if (e.kind === "legacy") return { kind: "legacy" };
   if (e.kind !== "modern" || typeof e.revision !== "string" || e.revision.length > 64) return undefined;
-  if (!is.DiscoverResult(e.discover) || JSON.stringify(e.discover).length > INSTRUCTIONS_CAP + 64 * 1024) return undefined;
+  if (!is().DiscoverResult(e.discover) || JSON.stringify(e.discover).length > INSTRUCTIONS_CAP + 64 * 1024) return undefined;
   return { kind: "modern", discover: e.discover as DiscoverResult, revision: e.revision };
 }
 
@@ -187,17 +201,33 @@ type JitlessParse = (value: unknown, ctx: { jitless: true }) => { success: boole
  * object schema at its first use, which a start that checks each kind a hundred times over pays for and never gets
  * back (5 servers' entries: ~14 -> ~9 ms CPU, measured). isSpecType itself when a schema is no zod schema.
  */
-function jitlessCheck(name: SpecName): (value: unknown) => boolean {
-  const schema = specTypeSchemas[name] as unknown as { safeParse?: JitlessParse };
+type Sdk = typeof import("@modelcontextprotocol/server");
+function jitlessCheck(sdk: Sdk, name: SpecName): (value: unknown) => boolean {
+  const schema = sdk.specTypeSchemas[name] as unknown as { safeParse?: JitlessParse };
   const parse = schema.safeParse;
-  return typeof parse === "function" ? (value) => parse.call(schema, value, { jitless: true }).success : isSpecType[name];
+  return typeof parse === "function" ? (value) => parse.call(schema, value, { jitless: true }).success : sdk.isSpecType[name];
 }
 
-const is = Object.fromEntries(
-  (["Tool", "Prompt", "Resource", "ResourceTemplate", "ServerCapabilities", "Implementation", "DiscoverResult"] as const).map((n) => [n, jitlessCheck(n)]),
-) as Record<SpecName, (value: unknown) => boolean>;
+type Checks = Record<SpecName, (value: unknown) => boolean>;
+let checks: Checks | undefined;
 
-const ITEM = { tools: is.Tool, prompts: is.Prompt, resources: is.Resource, templates: is.ResourceTemplate } as const;
+/**
+ * The SDK's schemas for the checks, loaded (once) before a read or write: the SDK builds its protocol schemas as it
+ * loads, which a start whose servers have nothing cached should not wait for before it makes their containers.
+ */
+export async function loadCatalogChecks(): Promise<void> {
+  if (checks) return;
+  const sdk = await import("@modelcontextprotocol/server");
+  checks ??= Object.fromEntries(
+    (["Tool", "Prompt", "Resource", "ResourceTemplate", "ServerCapabilities", "Implementation", "DiscoverResult"] as const).map((n) => [n, jitlessCheck(sdk, n)]),
+  ) as Checks;
+}
+
+/** The checks; a read or write before loadCatalogChecks() is a bug (it would believe or refuse nothing). */
+function is(): Checks {
+  if (!checks) throw new Error("the catalog cache checks are not loaded (loadCatalogChecks)");
+  return checks;
+}
 
 /** The lists of a cache file, checked as a server's answer is (each item's MCP schema, the caps); undefined when any fails. */
 export function checkedLists(raw: unknown): ServerLists | undefined {
@@ -205,6 +235,8 @@ export function checkedLists(raw: unknown): ServerLists | undefined {
   const r = raw as Record<string, unknown>;
   const out: Partial<Record<keyof ServerLists, unknown[]>> = {};
   let bytes = 0;
+  const c = is();
+  const ITEM = { tools: c.Tool, prompts: c.Prompt, resources: c.Resource, templates: c.ResourceTemplate } as const;
   for (const kind of Object.keys(ITEM) as (keyof ServerLists)[]) {
     const items = r[kind] ?? [];
     if (!Array.isArray(items)) return undefined;

@@ -18,7 +18,6 @@ import { containerOptions } from "../policy/run.ts";
 import { runtimeCreateError, runtimeGuard } from "../docker/runtimes.ts";
 import { ensureServerNetwork, serverNetworkName, wantsOwnNetwork } from "../docker/server-network.ts";
 import { McpboxError } from "../errors.ts";
-import { codeRunnerImage, launchCodeRunner, runnerAudit } from "./runner-launcher.ts";
 import type { EgressRecord } from "../egress/record.ts";
 import type { AuditSink } from "./audit.ts";
 import type { CatalogCache } from "./catalog-cache.ts";
@@ -46,7 +45,10 @@ export interface DockerLauncherOptions {
   lookUpEarly?: readonly ResolvedServer[];
 }
 
-export type LaunchSide = Pick<Launcher, "prepare" | "launch" | "close">;
+export interface LaunchSide extends Pick<Launcher, "prepare" | "close"> {
+  /** `onCreated`: told once the engine has made the server's container (before its attach and start) */
+  launch(server: ResolvedServer, onCreated?: () => void): Promise<LaunchedServer>;
+}
 
 export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide {
   /** the sweep and the reaper, once, before anything of this session is made in the engine */
@@ -84,7 +86,7 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
   };
 
   const resolveImage = async (server: ResolvedServer): Promise<string> => {
-    if (server.source.kind === "builtin") return codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
+    if (server.source.kind === "builtin") return (await runner()).codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
     const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
     const ref = refs.get(server.name);
     if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
@@ -102,11 +104,12 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
       await runtimeOffered(server);
       await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);
     },
-    async launch(server): Promise<LaunchedServer> {
+    async launch(server, onCreated): Promise<LaunchedServer> {
       const image = await imageOf(server);
       await engineReady();
       const ctx = { session: o.session, configHash: o.config.hash, ownerPid: process.pid, image };
       if (server.source.kind === "builtin") {
+        const { launchCodeRunner, runnerAudit } = await runner();
         const audit = o.audit && runnerAudit(o.audit, o.session, server.name, o.redact);
         return launchCodeRunner(server, { docker, ...ctx, ...(audit ? { audit } : {}) });
       }
@@ -117,7 +120,7 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
       const container = await startServerContainer(docker, options, {
         ...(o.maxMessageBytes === undefined ? {} : { maxMessageBytes: o.maxMessageBytes }),
         onNonJsonLine: nonJsonReporter(server.name, o),
-      }).catch((e: unknown) => Promise.reject(runtimeCreateError(server, e)));
+      }, onCreated).catch((e: unknown) => Promise.reject(runtimeCreateError(server, e)));
       if (wiring) {
         // a dead proxy or forwarder leaves the server cut off: stopped, it is restarted with a fresh egress
         void Promise.race([egress.lost(wiring), container.exited.then(() => "exited" as const)]).then((why) => {
@@ -134,6 +137,9 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
     },
   };
 }
+
+/** The built-in code runner (an in-process SDK server), loaded for a config that has it. */
+const runner = () => import("./runner-launcher.ts");
 
 /** Logs the first non-JSON lines of a server, then one summary line per thousand: stderr stays readable. */
 function nonJsonReporter(name: string, o: DockerLauncherOptions): (line: string) => void {

@@ -9,26 +9,54 @@
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { imageIdOf, pingEngineSocket } from "../docker/engine-socket.ts";
-import type { CatalogCache } from "./catalog-cache.ts";
+import { loadCatalogChecks, type CatalogCache } from "./catalog-cache.ts";
 import type { DockerLauncherOptions, LaunchSide } from "./docker-launch.ts";
-import type { Launcher } from "./launcher.ts";
+import type { LaunchedServer, Launcher } from "./launcher.ts";
 
 export type { DockerLauncherOptions } from "./docker-launch.ts";
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
   await (o.engineUp ?? pingEngineSocket(async () => (await dockerode()).pingEngine()));
-  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? []) : {};
   let side: Promise<LaunchSide> | undefined;
   const launchSide = () => (side ??= Promise.all([import("./docker-launch.ts"), dockerode()]).then(([m, e]) => m.launchSide(e.engine(), o)));
+  // an eager server with nothing to show from the catalog cache starts here, before the gateway's own code loads:
+  // its client's initialize waits for it (issue 15: start cost). Its first prepare and launch take what this began.
+  const early = new Map<string, { prepared: Promise<void>; launched: Promise<LaunchedServer>; taken: boolean }>();
+  const startEarly = (server: ResolvedServer): Promise<unknown> => {
+    let created!: () => void;
+    const made = new Promise<void>((resolve) => (created = resolve));
+    const prepared = launchSide().then((l) => l.prepare?.(server));
+    const launched = prepared.then(async () => (await launchSide()).launch(server, created));
+    prepared.catch(() => {}); // told to the server's start, which takes them
+    launched.catch(() => {});
+    early.set(server.name, { prepared, launched, taken: false });
+    // its container made (its attach and start are the engine's work, beside the gateway's loading), or its failure
+    return Promise.race([made, launched.then(() => {}, () => {})]);
+  };
+  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? [], startEarly) : { earlyStarts: Promise.resolve() };
   return {
     async prepare(server) {
+      const e = early.get(server.name);
+      if (e && !e.taken) {
+        e.taken = true;
+        return e.prepared.catch((err: unknown) => {
+          early.delete(server.name); // a later start prepares afresh
+          throw err;
+        });
+      }
       await (await launchSide()).prepare?.(server);
     },
     async launch(server) {
+      const e = early.get(server.name);
+      if (e) {
+        early.delete(server.name);
+        return e.launched;
+      }
       return (await launchSide()).launch(server);
     },
     ...remembered,
     async close() {
+      // what was started early and never taken is the session's too: removed with it
       await (await launchSide()).close();
     },
   };
@@ -39,18 +67,29 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
  * server's content tag, an `image:` reference), without building or pulling (a missing image: nothing to show);
  * written under the id of the image the launched container runs. When that is not the image an entry was shown from
  * (the reference moved between the two), nothing is written this run: what the server was taken for (its era) came
- * from the other image, and the next start reads nothing for the new one and probes it.
+ * from the other image, and the next start reads nothing for the new one and probes it. An early server with nothing
+ * at its name is started at once (`startEarly`); the SDK (for the checks) is loaded only for a file that is there.
  */
-function rememberedIn(cache: CatalogCache, config: ResolvedConfig, early: readonly ResolvedServer[]): Pick<Launcher, "remembered" | "remember"> {
+function rememberedIn(
+  cache: CatalogCache,
+  config: ResolvedConfig,
+  early: readonly ResolvedServer[],
+  startEarly: (server: ResolvedServer) => Promise<unknown>,
+): Pick<Launcher, "remembered" | "remember" | "earlyStarts"> {
   const shownFrom = new Map<string, string>();
   const imageId = (ref: string) => imageIdOf(ref, dockerodeImageId).catch(() => undefined);
-  const lookUp = async (server: ResolvedServer, idOf: (ref: string) => Promise<string | undefined> = imageId) => {
+  const idFor = async (server: ResolvedServer, idOf: (ref: string) => Promise<string | undefined>) => {
     if (server.source.kind === "builtin") return undefined;
     // an `image:` server runs its reference; a template server its content tag (images/, loaded only for one)
     const ref = server.source.kind === "image" ? server.source.image : await templateRef(config, server);
-    const id = ref && (await idOf(ref));
-    return id ? { id, entry: cache.read(server, id) } : undefined;
+    return ref ? idOf(ref) : undefined;
   };
+  const read = async (server: ResolvedServer, id: string | undefined) => {
+    if (!id) return undefined;
+    await loadCatalogChecks();
+    return { id, entry: cache.read(server, id) };
+  };
+  const lookUp = async (server: ResolvedServer) => read(server, await idFor(server, imageId));
   // taken by the server's first look-up; a later one looks again. The early ones ask the engine once per reference
   // (servers of one image: one inspect, not one each), all at the same moment
   const started = new Map<string, ReturnType<typeof lookUp>>();
@@ -60,12 +99,17 @@ function rememberedIn(cache: CatalogCache, config: ResolvedConfig, early: readon
     if (!p) ids.set(ref, (p = imageId(ref)));
     return p;
   };
+  const begun: Promise<unknown>[] = [];
   for (const s of early) {
-    const p = lookUp(s, idOnce);
+    // nothing at its name (or no image yet: a build or pull comes first): nothing can be shown, it starts now
+    const decided = idFor(s, idOnce).then((id) => ({ id, none: s.source.kind !== "builtin" && !(id && cache.exists(s, id)) }));
+    begun.push(decided.then((d) => (d.none ? startEarly(s) : undefined)).catch(() => {}));
+    const p = decided.then((d) => (d.none ? undefined : read(s, d.id)));
     p.catch(() => {}); // its first look-up is told
     started.set(s.name, p);
   }
   return {
+    earlyStarts: Promise.all(begun).then(() => {}),
     async remembered(server) {
       const pending = started.get(server.name);
       started.delete(server.name);
@@ -80,6 +124,7 @@ function rememberedIn(cache: CatalogCache, config: ResolvedConfig, early: readon
       if (typeof id !== "string" || id === "") return;
       const shown = shownFrom.get(server.name);
       if (shown !== undefined && shown !== id) return;
+      await loadCatalogChecks();
       cache.write(server, id, entry);
     },
   };

@@ -31,6 +31,11 @@ export interface Launcher {
   remembered?(server: ResolvedServer): Promise<RememberedServer | undefined>;
   /** Keeps what a launched server offers, under the image it runs, for the next gateway's start. */
   remember?(server: ResolvedServer, launched: LaunchedServer, entry: RememberedServer): Promise<void>;
+  /**
+   * Settles once the starts the launcher began by itself (servers with nothing remembered, before their Upstream
+   * asked) have their containers made by the engine, or failed: the gateway's own code loads after that (issue 15).
+   */
+  earlyStarts?: Promise<void>;
   /** removes whatever this launcher left behind (containers of the session) */
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 /** Assembling a gateway from a config, shared by `mcpbox serve` and `mcpbox tools`. */
 import { randomBytes } from "node:crypto";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
-import { isMcpboxError, McpboxError } from "../errors.ts";
+import { isMcpboxError, McpboxError, messageOf } from "../errors.ts";
 import { VERSION } from "../version.ts";
 import { homeFolder } from "../home.ts";
 import { openAudit } from "./audit.ts";
@@ -10,8 +10,7 @@ import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
 import { GatewayEvents, type GatewayEvent, type GatewayInfo } from "../monitor/events.ts";
 import type { EgressRecord } from "../egress/record.ts";
-import { failureText } from "./failures.ts";
-import { Gateway } from "./gateway.ts";
+import type { Gateway } from "./gateway.ts";
 import { redactor } from "./redact.ts";
 import { resolveSecrets, type SecretEnv } from "./secrets.ts";
 
@@ -64,6 +63,10 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
     ...(o.engineUp ? { engineUp: o.engineUp } : {}),
   });
   const listCache = listCacheFor();
+  // the gateway's code (the SDK's server side and its protocol schemas) loads once the servers with nothing cached
+  // have their containers: their clients wait for them, not for it (issue 15: start cost)
+  await launcher.earlyStarts;
+  const { Gateway } = await import("./gateway.ts");
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };
   return { gateway, events, info };
@@ -87,7 +90,8 @@ export function serverSecrets(servers: readonly ResolvedServer[], env: NodeJS.Pr
       secrets.set(s.name, resolveSecrets(s, env));
     } catch (e) {
       if (!isMcpboxError(e)) throw e;
-      unavailable.set(s.name, failureText(e));
+      // as failures.ts failureText words an McpboxError (that file brings the SDK's error classes with it)
+      unavailable.set(s.name, e.hint ? `${messageOf(e)}; fix: ${e.hint}` : messageOf(e));
     }
   }
   return { secrets, unavailable };

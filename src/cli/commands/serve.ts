@@ -6,7 +6,6 @@
 import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
-import { BoundedStdioTransport } from "../../gateway/stdio.ts";
 import { createGateway } from "../../gateway/start.ts";
 import { pingEngineSocket } from "../../docker/engine-socket.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
@@ -56,6 +55,7 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
     gateway.startEager();
     why = await stop.reason;
   } else {
+    const { BoundedStdioTransport } = await import("../../gateway/stdio.ts"); // with the gateway's SDK code (start.ts)
     const session = await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
     gateway.startEager();
     why = await Promise.race([stop.reason, session.closed.then(() => "the client closed stdin")]);
