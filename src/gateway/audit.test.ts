@@ -1,8 +1,9 @@
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { auditFolder, openAudit, type AuditRecord } from "./audit.ts";
+import { auditFolder, isoTime, openAudit, type AuditRecord } from "./audit.ts";
 
 const record = (time: string): AuditRecord => ({
   time,
@@ -30,6 +31,23 @@ describe("audit log", () => {
     expect(fs.statSync(path.join(dir, "2026-11-29.jsonl")).mode & 0o777).toBe(0o600);
   });
 
+  it("writes a line without waiting for close, and the lines left at the process's exit", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-audit-"));
+    const sink = openAudit({ audit: { enabled: true, path: dir } });
+    sink.write(record("2026-11-29T10:00:00.000Z"));
+    const file = path.join(dir, "2026-11-29.jsonl");
+    while (!fs.existsSync(file) || fs.readFileSync(file, "utf8") === "") await new Promise((r) => setTimeout(r, 5));
+    expect(JSON.parse(fs.readFileSync(file, "utf8")).time).toBe("2026-11-29T10:00:00.000Z");
+    await sink.close();
+    const exiting = `import { openAudit } from ${JSON.stringify(path.join(import.meta.dirname, "audit.ts"))};
+      const sink = openAudit({ audit: { enabled: true, path: ${JSON.stringify(dir)} } });
+      sink.write(${JSON.stringify(record("2026-11-30T10:00:00.000Z"))});
+      process.exit(0);`;
+    const r = spawnSync(process.execPath, ["--input-type=module", "-e", exiting], { encoding: "utf8" });
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(fs.readFileSync(path.join(dir, "2026-11-30.jsonl"), "utf8")).time).toBe("2026-11-30T10:00:00.000Z");
+  });
+
   it("defaults to $MCPBOX_HOME/audit and can be turned off", async () => {
     expect(auditFolder({ audit: { enabled: true, path: undefined } }, { MCPBOX_HOME: "/h" })).toBe("/h/audit");
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-audit-"));
@@ -37,6 +55,14 @@ describe("audit log", () => {
     off.write(record("2026-11-29T10:00:00.000Z"));
     await off.close();
     expect(fs.readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe("isoTime", () => {
+  it("is toISOString, whatever came before it", () => {
+    const times = [Date.now(), 0, 999, 1000, 1001, -1, -999, -1000, 1_764_633_600_000, 1_764_633_600_007, 1_764_633_600_099, 1_764_633_600_100, 1_764_633_599_999, 253_402_300_800_000, -62_198_755_200_000, 1.5];
+    for (let i = 0; i < 2000; i++) times.push(Math.floor(Math.random() * 4e12) - 1e12);
+    for (const t of [...times, ...times.reverse()]) expect(isoTime(t)).toBe(new Date(t).toISOString());
   });
 });
 

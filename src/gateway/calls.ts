@@ -4,7 +4,7 @@
  */
 import { inputRequired, ProtocolError, type LoggingLevel, type Request, type Result } from "@modelcontextprotocol/server";
 import type { CallOutcome } from "../monitor/events.ts";
-import type { AuditRecord } from "./audit.ts";
+import { isoTime, type AuditRecord } from "./audit.ts";
 import { admitNotification } from "./forward.ts";
 import type { CallInfo, Extra, Hub as Gateway } from "./hub.ts";
 
@@ -193,7 +193,7 @@ export function record(
   const selfAudited = outcome !== "denied" && info.method === "tools/call" && gw.upstreams.get(server)?.server.source.kind === "builtin";
   if (!selfAudited) {
     // the members in the line's order, set one by one: no spread of a literal per member (a hot path, issue 15)
-    const line: AuditRecord = { time: new Date(at).toISOString(), session, server, method: info.method } as AuditRecord;
+    const line: AuditRecord = { time: isoTime(at), session, server, method: info.method } as AuditRecord;
     if (info.tool !== undefined) line.tool = info.tool;
     if (info.args !== undefined) line.arguments = auditValue(info.args, redact);
     line.outcome = outcome;
