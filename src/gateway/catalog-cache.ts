@@ -70,6 +70,9 @@ const FORMAT = 2;
 export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}): CatalogCache {
   const uid = "uid" in o ? o.uid : process.getuid?.();
   const warned = new Set<string>();
+  // the folder as checked by the first read of this gateway: ours and 0700 then, nobody else can change that; a
+  // start's reads (one per server) check it once (a write checks it again)
+  let readFrom: string | undefined;
   const warn = (line: string) => {
     if (!o.warn || warned.has(line) || warned.size > 100) return;
     warned.add(line);
@@ -79,7 +82,7 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
     read(server, imageId) {
       let dir: string;
       try {
-        dir = folder();
+        dir = readFrom ??= folder();
       } catch (e) {
         warn(`the cached catalog is not used: ${messageOf(e)}`);
         return undefined;
@@ -117,7 +120,7 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
     },
     exists(server, imageId) {
       try {
-        fs.lstatSync(path.join(folder(), cacheFileName(server, imageId)));
+        fs.lstatSync(path.join((readFrom ??= folder()), cacheFileName(server, imageId)));
         return true;
       } catch (e) {
         return (e as NodeJS.ErrnoException).code !== "ENOENT"; // a folder that fails its checks: read() says why

@@ -299,6 +299,9 @@ export class Gateway implements Hub {
     this.catalog = buildCatalog(lists, this.transparent, this.#claims);
     for (const line of this.catalog.collisions) if (!before.collisions.includes(line)) this.options.log(`name clash: ${line}`);
     for (const line of [...refusals, ...this.catalog.refusedTemplates]) this.#reportOnce(line);
+    // what changed is only told to initialized clients and change listeners: with none (servers shown from the cache
+    // before the client's initialize, one rebuild each) the comparison of every list is not made
+    if (!this.initialized && this.changeListeners.size === 0) return { tools: false, prompts: false, resources: false };
     const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
     return {
       tools: !same(before.tools, this.catalog.tools),
