@@ -15,6 +15,8 @@ export interface WritableEnv {
   exists: (p: string) => boolean;
   realpath: (p: string) => string;
   caseInsensitive: (p: string) => boolean;
+  /** the names in a folder, or undefined (not a folder, unreadable, or not asked: each marker is looked up alone) */
+  entries?: (dir: string) => readonly string[] | undefined;
 }
 
 interface Guarded {
@@ -87,7 +89,12 @@ export function writableDanger(source: string, configModules: readonly string[],
   if (held) return `holds ${held.what}`;
   const around = guarded.find((g) => g.rule === "area" && isInsideResolved(p, g.q, path));
   if (around) return `is inside ${around.what}`;
+  // one listing of the folder instead of a look-up per marker (9 per writable mount); a listed name is still looked
+  // up, as before (a dangling link is no marker), and a name the listing lacks is not there
+  const names = env.platform === "win32" ? undefined : env.entries?.(source);
+  const listed = names && new Set(ci ? names.map((n) => n.toLowerCase()) : names);
   for (const marker of PROJECT_MARKERS) {
+    if (listed && !listed.has(ci ? marker.toLowerCase() : marker)) continue;
     if (env.exists(path.join(source, marker))) return `holds ${marker}, which git or an MCP client runs from`;
   }
   if (p.split(/[\\/]/).includes(".git")) return "is inside a repository's .git folder (hooks run on the host)";

@@ -33,6 +33,8 @@ export interface CheckEnv {
    * from the engine it discovered (src/cli/commands/validate.ts); absent: not checked.
    */
   fileSharing?: (source: string) => string | undefined;
+  /** the names in a folder, or undefined (default: not asked, each name is looked up with exists) */
+  entries?: (dir: string) => readonly string[] | undefined;
 }
 
 // one env serves one load or validate: each writable mount checks the same ~50 guarded paths (most missing, so
@@ -45,6 +47,13 @@ export const realEnv = (home: string = os.homedir()): CheckEnv => ({
   platform: process.platform,
   caseInsensitive: once((p) => isCaseInsensitive(p, process.platform)),
   modules: (file) => importedModules(file),
+  entries: (dir) => {
+    try {
+      return fs.readdirSync(dir);
+    } catch {
+      return undefined;
+    }
+  },
 });
 
 function once<T>(f: (p: string) => T): (p: string) => T {
@@ -155,6 +164,7 @@ function mountEnvOf(file: string, env: CheckEnv): MountEnv {
     caseInsensitive: env.caseInsensitive ?? (() => false),
     modules: [...new Set([file, env.realpath(file), ...modules])],
     ...(env.fileSharing ? { fileSharing: env.fileSharing } : {}),
+    ...(env.entries ? { entries: env.entries } : {}),
   };
 }
 

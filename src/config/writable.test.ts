@@ -113,3 +113,38 @@ describe("writable mounts of code the host runs (SPEC 2.3, allowWritableConfig)"
     expect(errorsOf(r.problems)[0]?.hint).toContain("defaults.dangerous.allowWritableConfig");
   });
 });
+
+describe("the project markers of a writable mount, on a real folder (one listing, then a look-up of what it lists)", () => {
+  it("finds each marker as the look-up alone did, a dangling link is none, and the case rule holds", async () => {
+    const fs = await import("node:fs");
+    const os = await import("node:os");
+    const { realEnv } = await import("./checks.ts");
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-markers-"));
+    try {
+      const env = realEnv(home) as CheckEnv & WritableEnv;
+      const listed = { ...env, platform: "linux" as const, vars: {} };
+      const alone = { ...listed, entries: undefined };
+      const cases: [string, (d: string) => void][] = [
+        ["empty", () => {}],
+        ["git", (d) => fs.mkdirSync(path.join(d, ".git"))],
+        ["vscode file", (d) => fs.writeFileSync(path.join(d, ".vscode"), "")],
+        ["opencode", (d) => fs.writeFileSync(path.join(d, "opencode.json"), "{}")],
+        ["dangling", (d) => fs.symlinkSync(path.join(d, "nowhere"), path.join(d, ".git"))],
+        ["upper", (d) => fs.mkdirSync(path.join(d, ".GIT"))],
+      ];
+      for (const [name, make] of cases) {
+        const d = path.join(tmp, name);
+        fs.mkdirSync(d);
+        make(d);
+        expect(writableDanger(d, [], listed), name).toBe(writableDanger(d, [], alone));
+        const ci = { ...listed, caseInsensitive: () => true };
+        expect(writableDanger(d, [], ci), `${name}, case-insensitive`).toBe(writableDanger(d, [], { ...ci, entries: undefined }));
+      }
+      expect(writableDanger(path.join(tmp, "git"), [], listed)).toContain("holds .git");
+      expect(writableDanger(path.join(tmp, "dangling"), [], listed)).toBeUndefined();
+      expect(writableDanger(path.join(tmp, "opencode", "opencode.json"), [], listed)).toBe(writableDanger(path.join(tmp, "opencode", "opencode.json"), [], alone));
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
