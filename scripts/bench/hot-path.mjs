@@ -6,7 +6,11 @@
  * scripts/bench/_byte-relay.mjs does). Both are measured as process CPU (user + system) over a fixed number of calls,
  * one at a time and 16 in flight, rounds interleaved; the difference is what the gateway's JavaScript costs per call,
  * a figure the machine's load moves far less than a round trip through real processes.
- * `node scripts/bench/hot-path.mjs [calls] [--only gw|base] [--rounds N]` runs it alone (e.g. under --cpu-prof).
+ * A third figure has each call come after 1 ms of idle: what a woken process pays (its caches cold), about 3.5x the
+ * hot cost here, and the closest to what a real serve spends on a call one at a time.
+ * `node scripts/bench/hot-path.mjs [calls] [--only gw|base] [--rounds N] [--hot]` runs it alone (e.g. under --cpu-prof;
+ * --hot leaves the idle figure out; HOT_WARM sets the calls made before measuring, default 2000). Repeatable instruction counts: two runs of different `calls` under
+ * `valgrind --tool=callgrind` with node --predictable --hash-seed=1 --random-seed=1 (+-0.2%; without them +-5%).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -157,9 +161,13 @@ const cpuUs = () => {
   return u.user + u.system;
 };
 
-async function sequential(p, n) {
+/** `pauseMs` > 0: each call after that long idle (a sleeping process woken by it, as a real serve between calls). */
+async function sequential(p, n, pauseMs = 0) {
   const c0 = cpuUs();
-  for (let i = 0; i < n; i++) await p.call(i);
+  for (let i = 0; i < n; i++) {
+    await p.call(i);
+    if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
+  }
   return (cpuUs() - c0) / n;
 }
 
@@ -174,32 +182,38 @@ async function inFlight(p, n, width = 16) {
 
 export default async function run({ runs } = {}) {
   const calls = runs ?? 20_000;
-  const r = await measure(calls, 5, ["gw", "base"]);
+  const r = await measure(calls, 3, ["gw", "base"]);
   const row = (measure, v, extra = {}) => ({ measure, value: percentile(v, 50), unit: "µs/call", ...extra });
   const SEQ = "in-process byte copier, CPU per call, one at a time (baseline)";
   const PAR = "in-process byte copier, CPU per call, 16 in flight (baseline)";
+  const WOKEN = "in-process byte copier, CPU per call, each after 1 ms idle (baseline)";
   const diff = (a, b) => a.map((v, i) => v - b[i]);
   return [
     row(SEQ, r.base.seq),
     row("in-process gateway, CPU per call, one at a time", r.gw.seq, { baseline: SEQ }),
     row("in-process gateway's own CPU per call, one at a time (difference)", diff(r.gw.seq, r.base.seq)),
+    row(WOKEN, r.base.woken),
+    row("in-process gateway, CPU per call, each after 1 ms idle", r.gw.woken, { baseline: WOKEN }),
+    row("in-process gateway's own CPU per call, each after 1 ms idle (difference)", diff(r.gw.woken, r.base.woken)),
     row(PAR, r.base.par),
     row("in-process gateway, CPU per call, 16 in flight", r.gw.par, { baseline: PAR }),
     row("in-process gateway's own CPU per call, 16 in flight (difference)", diff(r.gw.par, r.base.par)),
   ];
 }
 
-async function measure(calls, rounds, which) {
+async function measure(calls, rounds, which, woken = true) {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-bench-hot-"));
   const paths = {};
   try {
     if (which.includes("gw")) paths.gw = await connect(await openGateway(home));
     if (which.includes("base")) paths.base = await connect(await openBase());
-    const out = Object.fromEntries(which.map((k) => [k, { seq: [], par: [] }]));
+    const out = Object.fromEntries(which.map((k) => [k, { seq: [], par: [], woken: [] }]));
     for (let round = 0; round < rounds; round++) {
       for (const k of round % 2 ? [...which].reverse() : which) {
         out[k].seq.push(await sequential(paths[k], calls));
         out[k].par.push(await inFlight(paths[k], calls));
+        // the idle between calls also counts (a timer each): equal on both sides, it cancels out of the difference
+        if (woken) out[k].woken.push(await sequential(paths[k], Math.min(calls, 2000), 1));
       }
     }
     return out;
@@ -214,10 +228,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const at = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
   const calls = Number(args.find((a) => /^\d+$/.test(a)) ?? 20_000);
   const which = at("--only") ? [at("--only")] : ["gw", "base"];
-  const r = await measure(calls, Number(at("--rounds") ?? 5), which);
+  const r = await measure(calls, Number(at("--rounds") ?? 3), which, !args.includes("--hot"));
   for (const [k, v] of Object.entries(r)) {
     const f = (a) => a.map((x) => x.toFixed(1)).join(" ");
-    process.stdout.write(`${k}: one at a time ${f(v.seq)} µs/call (median ${percentile(v.seq, 50).toFixed(1)}); 16 in flight ${f(v.par)} (median ${percentile(v.par, 50).toFixed(1)})\n`);
+    const woken = v.woken.length > 0 ? `; after 1 ms idle ${f(v.woken)} (median ${percentile(v.woken, 50).toFixed(1)})` : "";
+    process.stdout.write(`${k}: one at a time ${f(v.seq)} µs/call (median ${percentile(v.seq, 50).toFixed(1)}); 16 in flight ${f(v.par)} (median ${percentile(v.par, 50).toFixed(1)})${woken}\n`);
   }
   process.exit(0);
 }
