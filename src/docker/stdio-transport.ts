@@ -58,6 +58,8 @@ export class ContainerStdioTransport implements Transport {
   private closed = false;
   /** what happened before start(): delivered by start(), bounded so a flood before it cannot grow memory */
   private early: Array<() => void> | undefined = [];
+  /** the bytes of the messages held in `early` (a count alone would let 1000 messages of 16 MiB each be held) */
+  private earlyBytes = 0;
 
   constructor(stdin: Writable, stdout: ByteSource, options: StdioTransportOptions = {}) {
     this.stdin = stdin;
@@ -126,7 +128,7 @@ export class ContainerStdioTransport implements Transport {
       const json = this.intercept && !this.early ? parseJsonObject(text) : undefined;
       if (json !== undefined && this.intercept?.(json)) return;
       const message = json === undefined ? parseMessage(text) : validMessage(json);
-      if (message) this.dispatch(() => this.onmessage?.(message));
+      if (message) this.dispatch(() => this.onmessage?.(message), bytes.length);
       else if (text.trim() !== "") this.onNonJsonLine(text);
     } catch (e) {
       this.onNonJsonLine(`(a message mcpbox could not handle: ${e instanceof Error ? e.message : String(e)}) ${text.slice(0, 200)}`);
@@ -153,9 +155,12 @@ export class ContainerStdioTransport implements Transport {
     this.dispatch(() => this.onmessage?.(response));
   }
 
-  private dispatch(deliver: () => void): void {
-    if (!this.early) deliver();
-    else if (this.early.length < MAX_EARLY_EVENTS) this.early.push(deliver);
+  /** Delivers now, or holds for start(): at most MAX_EARLY_EVENTS events and MAX_EARLY_BYTES of messages (more is dropped). */
+  private dispatch(deliver: () => void, bytes = 0): void {
+    if (!this.early) return deliver();
+    if (this.early.length >= MAX_EARLY_EVENTS || this.earlyBytes + bytes > MAX_EARLY_BYTES) return;
+    this.earlyBytes += bytes;
+    this.early.push(deliver);
   }
 
   private markClosed(): void {
@@ -167,6 +172,8 @@ export class ContainerStdioTransport implements Transport {
 }
 
 const MAX_EARLY_EVENTS = 1000;
+/** what a server may print before its transport starts and still have it delivered: the client queue's figure */
+const MAX_EARLY_BYTES = 8 * 1024 * 1024;
 
 /** A JSON-RPC message, or undefined for anything else (logs, banners, half lines). */
 export function parseMessage(text: string): JSONRPCMessage | undefined {
