@@ -38,10 +38,14 @@ const ANY_CLIENT: ClientCapabilities = { sampling: {}, elicitation: { form: {}, 
 const INITIALIZE_WAIT_MS = 25_000; // below the 30 s some clients allow for initialize
 
 /**
- * At most this long the starts of servers shown from the catalog cache wait for a client's first list (then they go
- * at once): the first call waits for its server anyway, and it should not be the first list that waits (issue 15).
+ * How long the starts of servers shown from the catalog cache wait for a client's first list (they go at once then,
+ * or at a request to the server): at most this long after a client's initialize was answered (one that does not list
+ * soon), and at most the second when no client comes. The first call waits for its server anyway, and it should not
+ * be the first list that waits (issue 15); on these 2 cores the starts' work on the one thread and the containers'
+ * own boot held the client's answers up.
  */
-const CLIENT_FIRST_MS = 100;
+const CLIENT_FIRST_MS = 50;
+const CLIENT_FIRST_CAP_MS = 1000;
 
 export class Gateway implements Hub {
   readonly upstreams: ReadonlyMap<string, Upstream>;
@@ -71,8 +75,8 @@ export class Gateway implements Hub {
   readonly #accepted = new Map<string, ServerLists>();
   readonly #reported = new Set<string>();
   #resolveClientCaps!: (caps: ClientCapabilities) => void;
-  /** the starts shown from the catalog cache wait on this: a client's first list, a request to a server, or CLIENT_FIRST_MS */
-  readonly #clientFirst: StartHold;
+  /** the starts shown from the catalog cache wait on this: a client's first list, a request to a server, or a timer */
+  readonly #clientFirst: ReturnType<typeof clientFirst>;
 
   constructor(options: GatewayOptions) {
     this.options = options;
@@ -84,7 +88,7 @@ export class Gateway implements Hub {
     // answer is refused to the server with why (forward.ts)
     this.#hooks = forwardingHooks(this, () => this.#clientCaps.then(() => ANY_CLIENT));
     const unavailable = options.unavailable ?? new Map<string, string>();
-    this.#clientFirst = clientFirst(CLIENT_FIRST_MS);
+    this.#clientFirst = clientFirst(CLIENT_FIRST_CAP_MS);
     this.upstreams = new Map(options.servers.map((s) => [s.name, new Upstream(s, options.launcher, this.#hooks, unavailable.get(s.name), this.#clientFirst)]));
     this.catalog = buildCatalog([], this.transparent);
     this.fastLane = new FastLane(this);
@@ -228,6 +232,7 @@ export class Gateway implements Hub {
       session.clientInfo = request.params.clientInfo;
       this.#resolveClientCaps(session.capabilities);
       const offered = await this.#advertised();
+      this.#clientFirst.soon(CLIENT_FIRST_MS); // its tools/list normally follows at once
       const capabilities = offered.lazy ? result.capabilities : offered.capabilities;
       return {
         ...result,
@@ -342,22 +347,29 @@ export class Gateway implements Hub {
   }
 }
 
-/** A StartHold that lets go on release() or `ms` after its first wait(), whichever comes first. */
-function clientFirst(ms: number): StartHold {
+/** A StartHold that lets go on release(), `capMs` after its first wait(), or `ms` after soon(ms), whichever comes first. */
+function clientFirst(capMs: number): StartHold & { soon(ms: number): void } {
   let release!: () => void;
   let done = false;
   const released = new Promise<void>((resolve) => (release = () => ((done = true), resolve())));
-  let timer: NodeJS.Timeout | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const after = (ms: number) => {
+    const timer = setTimeout(release, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+  let waited = false;
   return {
     wait() {
-      if (!done && !timer) {
-        timer = setTimeout(release, ms);
-        timer.unref();
-      }
+      if (!done && !waited) after(capMs);
+      waited = true;
       return released;
     },
+    soon(ms) {
+      if (!done) after(ms);
+    },
     release() {
-      clearTimeout(timer);
+      for (const t of timers.splice(0)) clearTimeout(t);
       release();
     },
   };
