@@ -52,12 +52,12 @@ export async function startServerContainer(
   start: StartOptions = {},
   onCreated?: (id: string) => void,
 ): Promise<ServerContainer> {
-  // the transport's code (the SDK's JSON-RPC parsing, which builds the protocol's schemas as it loads) loads beside
-  // the engine's round trips of the create and start, not before them (issue 15: start cost)
-  const transportCode = import("./stdio-transport.ts");
-  transportCode.catch(() => {});
   const id = await createContainer(docker, options);
   onCreated?.(id);
+  // the transport's code (the SDK's JSON-RPC parsing, which builds the protocol's schemas as it loads: tens of ms on
+  // one thread) loads beside the engine's attach and start, once the create is out (issue 15: start cost)
+  const transportCode = import("./stdio-transport.ts");
+  transportCode.catch(() => {});
   let stdio: AttachedStdio | undefined;
   let wait: { result: Promise<WaitResult> } | undefined;
   let Transport!: typeof ContainerStdioTransport;

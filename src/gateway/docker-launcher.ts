@@ -5,7 +5,7 @@
  *
  * This file is what `serve` needs before its client is answered: the engine's ping and the catalog-cache look-ups
  * (issue 15: start cost). The rest, from the sweep and the reaper to the containers, is docker-launch.ts, loaded by
- * the first start; every container, network and egress of the session waits for the sweep and the reaper there.
+ * the first start; every container, network and egress of the session waits for the reaper there.
  */
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { imageIdOf, pingEngineSocket } from "../docker/engine-socket.ts";
