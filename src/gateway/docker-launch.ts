@@ -46,6 +46,8 @@ export interface DockerLauncherOptions {
 }
 
 export interface LaunchSide extends Pick<Launcher, "prepare" | "close"> {
+  /** the sweep of dead gateways' leftovers (SPEC 4.2), once: by the first container, or by the launcher soon after start */
+  sweep(): void;
   /** `onCreated`: told once the engine has made the server's container (before its attach and start) */
   launch(server: ResolvedServer, onCreated?: () => void): Promise<LaunchedServer>;
 }
@@ -57,14 +59,20 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
    * cost a cold start a round trip of a loaded engine before every container, ~60 ms under strace at load 3.5)
    */
   let ready = false;
+  let swept = false;
+  const sweep = () => {
+    if (swept) return;
+    swept = true;
+    void sweepDeadOwners(docker).then(
+      (n) => n > 0 && o.log(`removed ${n} container(s) left by gateways that are gone`),
+      () => {},
+    );
+  };
   const engineReady = () => {
     if (ready) return;
     ready = true;
     spawnReaper(o.session, process.pid);
-    void sweepDeadOwners(docker).then(
-      (swept) => swept > 0 && o.log(`removed ${swept} container(s) left by gateways that are gone`),
-      () => {},
-    );
+    sweep();
   };
   const images = new Map<string, Promise<string>>();
   const runtimeOffered = runtimeGuard(docker); // runtime "gvisor" and no runsc: refused before any image or container
@@ -106,6 +114,7 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
   };
 
   return {
+    sweep,
     async prepare(server) {
       await runtimeOffered(server);
       await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);

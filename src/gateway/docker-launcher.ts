@@ -15,10 +15,18 @@ import type { LaunchedServer, Launcher } from "./launcher.ts";
 
 export type { DockerLauncherOptions } from "./docker-launch.ts";
 
+/** how long after the launcher is made the start-up sweep runs when no container has run it yet */
+const SWEEP_AFTER_MS = 1000;
+
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
   await (o.engineUp ?? pingEngineSocket(async () => (await dockerode()).pingEngine()));
   let side: Promise<LaunchSide> | undefined;
   const launchSide = () => (side ??= Promise.all([import("./docker-launch.ts"), dockerode()]).then(([m, e]) => m.launchSide(e.engine(), o)));
+  // SPEC 4.2: this start removes what dead gateways left, whether or not any server of its own ever starts (all lazy,
+  // all unavailable, all shown from the cache and never called); the first container sweeps at once, else this does,
+  // once the client has had its first answers (loading the launch side costs the main thread ~35 ms)
+  const sweepSoon = setTimeout(() => void launchSide().then((l) => l.sweep(), () => {}), SWEEP_AFTER_MS);
+  sweepSoon.unref();
   // an eager server with nothing to show from the catalog cache starts here, before the gateway's own code loads:
   // its client's initialize waits for it (issue 15: start cost). Its first prepare and launch take what this began.
   const early = new Map<string, { prepared: Promise<void>; launched: Promise<LaunchedServer>; taken: boolean }>();
@@ -56,6 +64,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
     },
     ...remembered,
     async close() {
+      clearTimeout(sweepSoon);
       // what was started early and never taken is the session's too: removed with it
       await (await launchSide()).close();
     },
@@ -101,8 +110,10 @@ function rememberedIn(
   };
   const begun: Promise<unknown>[] = [];
   for (const s of early) {
-    // nothing at its name (or no image yet: a build or pull comes first): nothing can be shown, it starts now
-    const decided = idFor(s, idOnce).then((id) => ({ id, none: s.source.kind !== "builtin" && !(id && cache.exists(s, id)) }));
+    // its image is there and nothing is at its name: nothing can be shown, it starts now. One whose image is not there
+    // yet (a build or pull comes first) starts with the others after the client's initialize: a build before it would
+    // keep serve from reading its client at all (initialize waits at most INITIALIZE_WAIT_MS for starts, not for builds)
+    const decided = idFor(s, idOnce).then((id) => ({ id, none: s.source.kind !== "builtin" && id !== undefined && !cache.exists(s, id) }));
     begun.push(decided.then((d) => (d.none ? startEarly(s) : undefined)).catch(() => {}));
     const p = decided.then((d) => (d.none ? undefined : read(s, d.id)));
     p.catch(() => {}); // its first look-up is told

@@ -8,6 +8,7 @@ import { openAudit } from "./audit.ts";
 import { catalogCache } from "./catalog-cache.ts";
 import { listCache } from "./list-cache.ts";
 import { dockerLauncher } from "./docker-launcher.ts";
+import type { Launcher } from "./launcher.ts";
 import { GatewayEvents, type GatewayEvent, type GatewayInfo } from "../monitor/events.ts";
 import type { EgressRecord } from "../egress/record.ts";
 import type { Gateway } from "./gateway.ts";
@@ -43,6 +44,11 @@ export interface GatewayStartOptions {
   catalogCache?: boolean;
   /** the engine's ping, started earlier by the caller (serve starts it while the config loads) */
   engineUp?: Promise<void>;
+  /**
+   * Told the launcher as soon as it exists: servers may start before the gateway is made (nothing cached for them),
+   * so a stop in that moment has containers to remove (serve closes it)
+   */
+  onLauncher?: (launcher: Launcher) => void;
 }
 
 export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
@@ -62,6 +68,7 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
     ...(catalog ? { catalogCache: catalog, lookUpEarly } : {}),
     ...(o.engineUp ? { engineUp: o.engineUp } : {}),
   });
+  o.onLauncher?.(launcher);
   const listCache = listCacheFor();
   // the gateway's code (the SDK's server side and its protocol schemas) loads once the servers with nothing cached
   // have their containers: their clients wait for them, not for it (issue 15: start cost)

@@ -7,6 +7,7 @@ import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { createGateway } from "../../gateway/start.ts";
+import type { Launcher } from "../../gateway/launcher.ts";
 import { pingEngineSocket } from "../../docker/engine-socket.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
 import { EXIT, messageOf } from "../../errors.ts";
@@ -34,12 +35,15 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const httpSide = ctx.options.http !== undefined || ctx.options.allowUnauthenticated === true ? await import("../../http/run.ts") : undefined;
   const http = httpSide?.httpSettings(ctx.options); // bad flags and an untrusted token file stop serve before anything starts
   const stop = stopRequests(); // first: a signal stops serve at any moment, also while the config loads
-  const starting = startGateway(ctx, names);
+  let launcher: Launcher | undefined;
+  const starting = startGateway(ctx, names, (l) => (launcher = l));
   starting.catch(() => {}); // a failure after a stop request is of no interest
   const started = await Promise.race([starting, stop.reason.then(() => undefined)]);
   if (!started) {
-    // the config, the engine or the reaper were still being set up: no container of this gateway exists yet
+    // the config or the engine were still being set up, or servers with nothing cached had started before the
+    // gateway was made: those containers are removed before serve exits (SPEC 4.2), as the gateway's close would
     log(`stopping (${await stop.reason})`);
+    if (launcher && !(await within(launcher.close().catch(() => {}), STOP_DEADLINE_MS))) log("stopping took too long: the reaper removes the containers left");
     return stop.failed() ? EXIT.internal : 0;
   }
   const { gateway, publication } = started;
@@ -70,7 +74,7 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   return stop.failed() ? EXIT.internal : 0;
 }
 
-async function startGateway(ctx: Context, names: string[]) {
+async function startGateway(ctx: Context, names: string[], onLauncher: (launcher: Launcher) => void) {
   // the engine's round trip overlaps the config's load; a bad config is still reported first (issue 15). On the
   // engine's socket without dockerode, which only the first container start needs
   const engineUp = pingEngineSocket(async () => (await import("../../docker/engine.ts")).pingEngine());
@@ -78,7 +82,7 @@ async function startGateway(ctx: Context, names: string[]) {
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // the client sees each server's tools of its last run at once; a call waits for the server (issue 15)
-  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp });
+  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp, onLauncher });
   log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
   const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
     log(`monitor socket unavailable: ${messageOf(e)}`);
