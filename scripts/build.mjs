@@ -1,7 +1,10 @@
 /**
  * `npm run build`: dist/mcpbox, one executable holding the project's Node 24 and the whole program.
  * 1. esbuild bundles src/cli/main.ts as ESM chunks (ink needs top-level await, so no CommonJS bundle).
- * 2. The chunks, templates/ and a manifest become SEA assets behind scripts/sea/launcher.cjs.
+ *    The MCP SDK and zod are not in the chunks: they are one CommonJS file (scripts/sea/snapshot.mjs) appended to
+ *    scripts/sea/launcher.cjs, which Node runs at build time to make a V8 startup snapshot (useSnapshot): each start
+ *    deserializes their objects instead of building them (issue 15). The chunks take them from it.
+ * 2. The chunks, templates/ and a manifest become SEA assets behind that main script.
  * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
  * Several builds may run at once (parallel `npm test`): each works in its own folder and renames its result in.
  * `--all` then also makes dist/mcpbox-<os>-<arch> for every platform and dist/SHA256SUMS (scripts/sea/cross.mjs).
@@ -11,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundle } from "./sea/bundle.mjs";
+import { bundle, startupSnapshot } from "./sea/bundle.mjs";
 import { assetFiles } from "./sea/assets.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -35,22 +38,30 @@ removeStaleBuildFolders();
 const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
 const appDir = path.join(work, "app");
 fs.mkdirSync(work, { recursive: true });
-const { entry, files } = await bundle({ root, outdir: appDir, version }).catch(() => {
-  process.stderr.write("build: bundling failed\n"); // esbuild has printed the errors with their places
+const failed = (e) => {
+  // esbuild has printed its errors with their places; the snapshot checks throw theirs
+  process.stderr.write(`build: bundling failed${e && e.errors ? "" : `: ${e && e.message ? e.message : e}`}\n`);
   process.exit(1);
-});
-log(`bundled ${files.length} chunks`);
+};
+// MCPBOX_SNAPSHOT=0: without the snapshot, as the other platforms' executables are (to compare, or to debug)
+const useSnapshot = process.env.MCPBOX_SNAPSHOT !== "0";
+const snapshot = useSnapshot ? await startupSnapshot({ root, outdir: path.join(work, "snapshot"), nodeBin }).catch(failed) : undefined;
+const { entry, files } = await bundle({ root, outdir: appDir, version, snapshot }).catch(failed);
+log(`bundled ${files.length} chunks${snapshot ? " and the startup snapshot's packages" : ""}`);
+const mainScript = path.join(work, "main.cjs");
+const launcher = fs.readFileSync(path.join(root, "scripts/sea/launcher.cjs"), "utf8");
+fs.writeFileSync(mainScript, snapshot ? snapshotMain(launcher, fs.readFileSync(snapshot.file, "utf8")) : launcher);
 
 const assets = { "mcpbox/manifest.json": path.join(work, "manifest.json") };
 for (const f of files) assets[`mcpbox/app/${f}`] = path.join(appDir, f);
 for (const key of assetFiles(root)) assets[key] = path.join(root, key);
 
 const node = fs.statSync(nodeBin);
-const inputs = { launcher: path.join(root, "scripts/sea/launcher.cjs"), ...assets };
+const inputs = { launcher: mainScript, ...assets };
 delete inputs["mcpbox/manifest.json"]; // written below, from the hash
 const SEA_OPTIONS = {
   disableExperimentalSEAWarning: true,
-  useSnapshot: false,
+  useSnapshot, // the other platforms' executables have none (cross.mjs)
   useCodeCache: false, // breaks import() of the extracted chunks
   // V8 sizes its young generation for throughput: up to 2 x 16 MB committed that the gateway fills with short-lived
   // garbage (a heap snapshot after 20k calls holds no more than at start). With 1 MB, serve with 10 servers: 136 -> 105 MB
@@ -65,14 +76,14 @@ if (upToDate(hash)) {
   process.exit(0);
 }
 // the launcher compares each extracted chunk it loads with the embedded one (no hashes needed)
-fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files }));
+fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files, snapshot: useSnapshot }));
 
 const blob = path.join(work, "sea-prep.blob");
 const seaConfig = path.join(work, "sea-config.json");
 fs.writeFileSync(
   seaConfig,
   JSON.stringify({
-    main: path.join(root, "scripts/sea/launcher.cjs"),
+    main: mainScript,
     output: blob,
     ...SEA_OPTIONS,
     assets,
@@ -94,10 +105,19 @@ await buildAllIfAsked();
 async function buildAllIfAsked() {
   if (!all) return;
   const { buildAll } = await import("./sea/cross.mjs");
-  await buildAll({ root, cache, version, log, seaOptions: SEA_OPTIONS }).catch((e) => {
+  // their Node cannot run here to build a snapshot: they keep the packages in their chunks (same options otherwise)
+  await buildAll({ root, cache, version, log, seaOptions: { ...SEA_OPTIONS, useSnapshot: false } }).catch((e) => {
     process.stderr.write(`build: ${e.message}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * The SEA main script of a snapshot build: the launcher, then the snapshot bundle as a function it calls at build time
+ * (a snapshot is made from one script; its require() is then the builtins' only, all the bundle needs).
+ */
+function snapshotMain(launcher, packages) {
+  return `${launcher}\nfunction snapshotPackages() {\nconst module = { exports: {} };\nconst exports = module.exports;\n${packages}\n}\n`;
 }
 
 /** The stamp ties the input hash to this very file, so a concurrent build's binary is never taken for ours. */

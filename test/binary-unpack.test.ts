@@ -72,4 +72,23 @@ describe("unpacked chunks", () => {
     expect(r.stdout).toMatch(/serve/);
     expect(fs.readFileSync(entry).equals(original)).toBe(true);
   });
+
+  // with a startup snapshot the launcher loads the entry by require() (a snapshot's main has no import()): the chunks
+  // the entry imports statically and the ones loaded later by import() go through the same check
+  it("changed chunks are never run, whether the entry imports them statically or a command loads them later", () => {
+    const { home, build } = unpacked("chunks");
+    const entry = fs.readFileSync(path.join(build, "main.mjs"), "utf8");
+    const staticChunks = [...entry.matchAll(/from"\.\/(chunks\/[^"]+)"/g)].map((m) => path.join(build, m[1]!));
+    expect(staticChunks.length).toBeGreaterThan(0);
+    const all = fs.readdirSync(path.join(build, "chunks")).map((f) => path.join(build, "chunks", f));
+    const originals = new Map(all.map((f) => [f, fs.readFileSync(f)]));
+    for (const f of all) fs.writeFileSync(f, `process.stdout.write("PLANTED\\n");\n${originals.get(f)}`);
+    fs.mkdirSync(path.join(tmp, "project"), { recursive: true });
+    fs.writeFileSync(path.join(tmp, "project", "sandbox.config.json"), JSON.stringify({ servers: { a: { image: "alpine:3" } } }));
+    const r = spawnSync(DIST, ["validate"], { cwd: path.join(tmp, "project"), env: { PATH: "/nonexistent", HOME: tmp, MCPBOX_HOME: home, TMPDIR: tmp, NO_COLOR: "1" }, encoding: "utf8", timeout: 60_000 });
+    expect(r.stdout + r.stderr).not.toContain("PLANTED");
+    expect(r.stdout).toMatch(/is valid/);
+    expect(r.status).toBe(0);
+    for (const f of staticChunks) expect(fs.readFileSync(f).equals(originals.get(f)!)).toBe(true);
+  });
 });
