@@ -225,6 +225,33 @@ describe("fast lane", () => {
     expect(t.written).toHaveLength(1);
   });
 
+  it("ends each call callMs after its own start, whatever came and went before it (one timer per callMs)", () => {
+    const t = setup();
+    t.call(1, "a__echo");
+    vi.advanceTimersByTime(100);
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: t.a.sent[0]!.id, result: {} }); // answered: its deadline goes
+    vi.advanceTimersByTime(200);
+    t.call(2, "a__echo"); // at 300: ends at 800, not at 500 (the first call's deadline)
+    vi.advanceTimersByTime(100);
+    t.call(3, "b__echo"); // at 400: ends at 900
+    t.call(4, "a__echo"); // at 400, answered at 850: never times out
+    const fourth = t.a.sent.at(-1)!.id;
+    vi.advanceTimersByTime(399);
+    expect(t.written.map((m) => m.id)).toEqual([1]);
+    vi.advanceTimersByTime(1);
+    expect(t.written.map((m) => [m.id, "error" in m])).toEqual([[1, false], [2, true]]);
+    vi.advanceTimersByTime(50);
+    t.lane.fromServer(t.asUp(t.a), { jsonrpc: "2.0", id: fourth, result: {} });
+    vi.advanceTimersByTime(49);
+    expect(t.written.map((m) => m.id)).toEqual([1, 2, 4]);
+    vi.advanceTimersByTime(1);
+    expect(t.written.map((m) => [m.id, "error" in m])).toEqual([[1, false], [2, true], [4, false], [3, true]]);
+    expect(t.audit.map((r) => r.outcome)).toEqual(["ok", "timeout", "ok", "timeout"]);
+    vi.advanceTimersByTime(10_000);
+    expect(t.written).toHaveLength(4);
+    expect(vi.getTimerCount()).toBe(0); // nothing armed once no call waits
+  });
+
   it("passes the client's cancel on under the gateway id and answers nothing", () => {
     const t = setup();
     t.call(41, "a__echo");

@@ -30,6 +30,8 @@ interface Sink {
 }
 
 interface Pending {
+  /** the gateway id it is under now (a round trip's retry gives it a new one) */
+  id: string;
   session: ClientSession;
   clientId: Id | undefined;
   sink?: Sink | undefined;
@@ -38,7 +40,11 @@ interface Pending {
   up: Upstream;
   started: number;
   info: CallInfo;
-  timer: NodeJS.Timeout;
+  /** its deadline (performance.now()) and its place among the calls of the same timeouts.callMs (Deadlines) */
+  deadline: number;
+  deadlines: Deadlines | undefined;
+  prev: Pending | undefined;
+  next: Pending | undefined;
   /** a modern round trip's call: it outlives the client request (session) that started it; its signal alone ends it */
   detached?: boolean | undefined;
   /** its answer came and waits one microtask (a call with progress) */
@@ -64,6 +70,8 @@ export class FastLane {
   /** per session: the client's id → the gateway id of its call */
   readonly #byClientId = new Map<ClientSession, Map<Id, string>>();
   #next = 0;
+  /** per timeouts.callMs: its calls' deadlines behind one timer */
+  readonly #deadlines = new Map<number, Deadlines>();
 
   constructor(gw: Gateway) {
     this.#gw = gw;
@@ -89,12 +97,12 @@ export class FastLane {
     const sentParams = { ...params, name: plan.tool, ...meta };
     const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: sentParams });
     if (!plan.up.sendRaw(line)) return false;
-    const ms = plan.up.server.timeouts.callMs;
-    const timer = setTimeout(() => this.#timeout(id, ms), ms);
     const info = { method: "tools/call", tool: plan.tool, args };
     const sent = envelope ? { params: sentParams, modernClient: false, rounds: 0 } : undefined;
     const legacy = { exposed: params.name };
-    this.#pending.set(id, { session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, timer, sent, legacy });
+    const p: Pending = { id, session, clientId: m.id, progressToken, up: plan.up, started: Date.now(), info, deadline: 0, deadlines: undefined, prev: undefined, next: undefined, sent, legacy };
+    this.#pending.set(id, p);
+    this.#deadlinesOf(plan.up.server.timeouts.callMs).add(p);
     let ids = this.#byClientId.get(session);
     if (!ids) this.#byClientId.set(session, (ids = new Map()));
     ids.set(m.id, id);
@@ -121,10 +129,10 @@ export class FastLane {
         progress: (p) => extra.sendNotification({ method: "notifications/progress", params: p }).catch(() => {}),
         cancelled: (reason) => reject(new RpcError(ErrorCode.InternalError, reason)),
       };
-      const ms = up.server.timeouts.callMs;
-      const timer = setTimeout(() => this.#timeout(id, ms), ms);
       const legacy = extra.modern === undefined ? { exposed: undefined } : undefined;
-      this.#pending.set(id, { session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, timer, detached: extra.detached, sent, legacy });
+      const p: Pending = { id, session, clientId: undefined, sink, progressToken, up, started: Date.now(), info, deadline: 0, deadlines: undefined, prev: undefined, next: undefined, detached: extra.detached, sent, legacy };
+      this.#pending.set(id, p);
+      this.#deadlinesOf(up.server.timeouts.callMs).add(p);
       session.callStarted(up);
       extra.signal.addEventListener("abort", () => this.#abort(id, "cancelled by the client"), { once: true });
     });
@@ -221,9 +229,7 @@ export class FastLane {
       p.deferred = false;
       this.#pending.delete(id);
       this.#pending.set(next, p);
-      clearTimeout(p.timer); // the call's one deadline, now under its new id
-      const ms = p.up.server.timeouts.callMs;
-      p.timer = setTimeout(() => this.#timeout(next, ms), Math.max(0, p.started + ms - Date.now()));
+      p.id = next; // the call keeps its one deadline (and its place among the others), now under its new id
       if (p.clientId !== undefined) this.#byClientId.get(p.session)?.set(p.clientId, next);
       if (!p.up.sendRaw(JSON.stringify({ jsonrpc: "2.0", id: next, method: "tools/call", params }))) {
         this.#answer(next, p, errorMember(closedError(p.up)), () => ({ error: errorObject(closedError(p.up)) }), "error", 0, closedError(p.up).message);
@@ -267,6 +273,13 @@ export class FastLane {
     }
   }
 
+  /** The deadlines of the calls with a timeouts.callMs of `ms` (in practice one or a few per gateway). */
+  #deadlinesOf(ms: number): Deadlines {
+    let d = this.#deadlines.get(ms);
+    if (!d) this.#deadlines.set(ms, (d = new Deadlines(ms, (p) => this.#timeout(p.id, ms))));
+    return d;
+  }
+
   #timeout(id: string, ms: number): void {
     const p = this.#pending.get(id);
     if (!p) return;
@@ -290,7 +303,7 @@ export class FastLane {
   }
 
   #forget(id: string, p: Pending): void {
-    clearTimeout(p.timer);
+    p.deadlines?.remove(p);
     p.asking?.abort();
     if (!this.#pending.delete(id)) return;
     p.session.callEnded(p.up);
@@ -315,6 +328,68 @@ export class FastLane {
   #record(p: Pending, outcome: CallOutcome, bytes: number, reason?: string): void {
     record(this.#gw, p.up.name, p.info, outcome, Date.now() - p.started, bytes, reason);
   }
+}
+
+/**
+ * The deadlines of calls that share one timeouts.callMs, behind one timer instead of a setTimeout and a clearTimeout
+ * per call (each made and removed Node's timer list of that duration when calls came one at a time, issue 15). Each
+ * deadline is its call's start plus the same ms, so a call added later never ends sooner: they form a FIFO, a list
+ * through the calls themselves (a call answered leaves it at once, in O(1): nothing answered is kept). The timer is
+ * armed for the first call; when it fires, every call whose deadline has passed ends, and it is armed again for the
+ * first call left, if any. While no call waits the timer does not keep the process alive (unref), as no timer did.
+ */
+class Deadlines {
+  readonly #ms: number;
+  readonly #expire: (p: Pending) => void;
+  #head: Pending | undefined;
+  #tail: Pending | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(ms: number, expire: (p: Pending) => void) {
+    this.#ms = ms;
+    this.#expire = expire;
+  }
+
+  add(p: Pending): void {
+    const now = performance.now();
+    p.deadline = now + this.#ms;
+    p.deadlines = this;
+    p.prev = this.#tail;
+    p.next = undefined;
+    if (this.#tail) this.#tail.next = p;
+    else this.#head = p;
+    this.#tail = p;
+    if (!this.#timer) this.#timer = setTimeout(this.#fire, this.#ms);
+    else if (p === this.#head) {
+      // the first call of an empty list: the timer armed for a call answered meanwhile fires no later than this one's
+      // deadline (each deadline is a start plus the same ms), so it is only held alive again
+      this.#timer.ref();
+    }
+  }
+
+  remove(p: Pending): void {
+    if (p.deadlines !== this) return;
+    p.deadlines = undefined;
+    if (p.prev) p.prev.next = p.next;
+    else this.#head = p.next;
+    if (p.next) p.next.prev = p.prev;
+    else this.#tail = p.prev;
+    p.prev = p.next = undefined;
+    if (!this.#head) this.#timer?.unref();
+  }
+
+  #fire = (): void => {
+    this.#timer = undefined;
+    const now = performance.now();
+    // each expiry may answer, cancel or record: the list is read again after each one
+    for (let p = this.#head; p && p.deadline <= now; p = this.#head) {
+      this.remove(p);
+      this.#expire(p);
+    }
+    // a timer may fire a little before its deadline as performance.now() sees it (libuv's loop time is cached and in
+    // whole ms): the rest is waited for, at least 1 ms
+    if (this.#head && !this.#timer) this.#timer = setTimeout(this.#fire, Math.max(1, Math.ceil(this.#head.deadline - now)));
+  };
 }
 
 const closedError = (up: Upstream) => new RpcError(ErrorCode.InternalError, `server ${up.name} is not available: its connection closed`);
