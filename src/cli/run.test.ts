@@ -19,8 +19,8 @@ describe("error reporting (the one place that maps errors to exit codes)", () =>
     expect(report(new McpboxError("failed", "bad"))).toBe(1);
     expect(report(new McpboxError("usage", "bad"))).toBe(2);
     expect(report(new McpboxError("environment", "no engine"))).toBe(3);
-    expect(report(new CommanderError(1, "commander.unknownOption", "error: unknown option"))).toBe(2);
-    expect(report(new CommanderError(0, "commander.helpDisplayed", ""))).toBe(0);
+    expect(report(new CommanderError(1, "commander.unknownOption", "error: unknown option"), CommanderError)).toBe(2);
+    expect(report(new CommanderError(0, "commander.helpDisplayed", ""), CommanderError)).toBe(0);
     expect(report(new TypeError("x is undefined"))).toBe(70);
   });
 

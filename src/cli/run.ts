@@ -2,27 +2,45 @@
  * The only place that exits the process: runs the program and turns every outcome into text on stderr and an
  * exit code (SPEC 1): 0 ok, 1 failed, 2 usage, 3 environment, 70 internal error.
  */
-import { CommanderError, type Command } from "commander";
+import type { CommanderError } from "commander";
 import { EXIT, isMcpboxError, type McpboxError } from "../errors.ts";
 import { terminalText } from "../text/terminal.ts";
 import { ISSUES_URL, VERSION } from "../version.ts";
 import { paint, streamMade, trackStdio } from "./output.ts";
+import { quickCommand, type QuickCommand } from "./quick.ts";
+import type { Context } from "./context.ts";
 
-export function runMain(build: (onRun: (code: number) => void) => Command, argv: string[] = process.argv): void {
+// commander's error class, once program.ts is loaded (nothing else throws one)
+let commanderError: typeof CommanderError | undefined;
+
+export function runMain(argv: string[] = process.argv): void {
   trackStdio(); // before anything could have made process.stdout or process.stderr (output.ts)
-  let exitCode: number | undefined;
-  const program = build((code) => {
-    exitCode = code;
-  });
-  program
-    .parseAsync(argv)
-    .then(() => exit(exitCode ?? EXIT.ok))
-    .catch((e: unknown) => exit(report(e)));
+  const quick = quickCommand(argv.slice(2));
+  (quick ? runQuick(quick) : runProgram(argv)).then(exit, (e: unknown) => exit(report(e)));
 }
 
-/** Prints what went wrong; returns the exit code. */
-export function report(e: unknown): number {
-  if (e instanceof CommanderError) {
+/** What program.ts's action does for a command line quick.ts answered: the same context, the same module. */
+async function runQuick(quick: QuickCommand): Promise<number> {
+  const ctx: Context = { configPath: quick.options.config as string | undefined, cwd: process.cwd(), options: quick.options };
+  const mod = await quick.load();
+  const code = await mod.run(ctx);
+  return typeof code === "number" ? code : 0;
+}
+
+async function runProgram(argv: string[]): Promise<number> {
+  const loaded = await import("./program.ts");
+  commanderError = loaded.CommanderError;
+  let exitCode: number | undefined;
+  const program = loaded.buildProgram((code) => {
+    exitCode = code;
+  });
+  await program.parseAsync(argv);
+  return exitCode ?? EXIT.ok;
+}
+
+/** Prints what went wrong; returns the exit code. commander: its error class (default: the loaded one, if any). */
+export function report(e: unknown, commander: typeof CommanderError | undefined = commanderError): number {
+  if (commander !== undefined && e instanceof commander) {
     if (e.exitCode === 0) return EXIT.ok; // --help, --version
     process.stderr.write(`${paint.dim("(run `mcpbox --help` to see commands and options)")}\n`);
     return EXIT.usage;
