@@ -36,6 +36,19 @@ describe("catalogCache", () => {
     expect(fs.statSync(path.join(dir, file!)).mode & 0o777).toBe(0o600);
   });
 
+  it("anyFor: false only when nothing at all is kept under the server's name, whatever the image (one listing per cache)", () => {
+    const dir = scratch();
+    fs.writeFileSync(path.join(dir, cacheFileName(server("a"), "sha256:1")), "{}", { mode: 0o600 });
+    const cache = catalogCache(() => dir);
+    expect(cache.anyFor!(server("a"))).toBe(true); // another image's or config's entry: exists() decides
+    expect(cache.anyFor!(server("b"))).toBe(false);
+    expect(catalogCache(() => path.join(dir, "gone")).anyFor!(server("a"))).toBe(false);
+    const untrusted = catalogCache(() => {
+      throw new Error("not a private folder");
+    });
+    expect(untrusted.anyFor!(server("a"))).toBe(true); // read() says why, and shows nothing
+  });
+
   it("never believes a file others may write or read, a link, or another user's file, and says so", () => {
     const dir = scratch();
     const warnings: string[] = [];

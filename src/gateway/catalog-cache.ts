@@ -49,6 +49,12 @@ export interface CatalogCache {
    * nothing to show either, so the server can start before the SDK is even loaded (issue 15: start cost).
    */
   exists(server: ResolvedServer, imageId: string): boolean;
+  /**
+   * Whether anything is there under this server's name, for any image (one listing of the folder per gateway, taken
+   * before its first write): false means the server's look-up, whatever id its image has, finds nothing, so a start
+   * can get ready before that id is known. True says nothing (exists() decides).
+   */
+  anyFor?(server: ResolvedServer): boolean;
 }
 
 export interface CatalogCacheOptions {
@@ -73,6 +79,7 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
   // the folder as checked by the first read of this gateway: ours and 0700 then, nobody else can change that; a
   // start's reads (one per server) check it once (a write checks it again)
   let readFrom: string | undefined;
+  let names: string[] | undefined;
   const warn = (line: string) => {
     if (!o.warn || warned.has(line) || warned.size > 100) return;
     warned.add(line);
@@ -126,6 +133,16 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
         return (e as NodeJS.ErrnoException).code !== "ENOENT"; // a folder that fails its checks: read() says why
       }
     },
+    anyFor(server) {
+      try {
+        names ??= fs.readdirSync((readFrom ??= folder()));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") return true; // a folder that fails its checks: read() says why
+        names = [];
+      }
+      const prefix = `${fileStem(server)}-`;
+      return names.some((n) => n.startsWith(prefix));
+    },
     write(server, imageId, entry) {
       try {
         // only what a later read takes: a server whose answer the checks refuse is simply not cached
@@ -146,8 +163,10 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
 
 /** `<server>-<hash of its resolved config and image id>.json`, the server name cut to what a file name may hold. */
 export function cacheFileName(server: ResolvedServer, imageId: string): string {
-  return `${server.name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64)}-${shortHash(`${stableJson(server)}\0${imageId}`, 16)}.json`;
+  return `${fileStem(server)}-${shortHash(`${stableJson(server)}\0${imageId}`, 16)}.json`;
 }
+
+const fileStem = (server: ResolvedServer): string => server.name.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
 
 /** A regular file of this user that group and others can neither read nor write (Windows: no POSIX owner or modes). */
 export function trustedFile(st: fs.Stats, uid: number | undefined, platform: NodeJS.Platform = process.platform): boolean {

@@ -7,7 +7,6 @@
  * containers if the gateway dies is running (SPEC 4.2); dead gateways' leftovers are swept beside them.
  */
 import os from "node:os";
-import { ensureImages } from "../images/ensure.ts";
 import { withFix } from "../images/pull-failure.ts";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { removeSession, spawnReaper, sweepDeadOwners } from "../docker/cleanup.ts";
@@ -45,14 +44,23 @@ export interface DockerLauncherOptions {
   lookUpEarly?: readonly ResolvedServer[];
 }
 
-export interface LaunchSide extends Pick<Launcher, "prepare" | "close"> {
+export interface LaunchSide extends Pick<Launcher, "close"> {
+  /**
+   * Work before the startup clock (a build or pull of a missing image). `present`: the launcher has just seen the
+   * server's `image:` reference in the engine (its early look-up), so it is not asked again and nothing is pulled
+   */
+  prepare(server: ResolvedServer, present?: boolean): Promise<void>;
   /** the sweep of dead gateways' leftovers (SPEC 4.2), once: by the first container, or by the launcher soon after start */
   sweep(): void;
   /** `onCreated`: told once the engine has made the server's container (before its attach and start) */
   launch(server: ResolvedServer, onCreated?: () => void): Promise<LaunchedServer>;
 }
 
-export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide {
+/**
+ * `reaper`: spawns the session's reaper once (the launcher may have spawned it already, before this side loaded: a
+ * cold start's first containers then find it booted); every container, network and egress waits for it.
+ */
+export function launchSide(docker: Docker, o: DockerLauncherOptions, reaper: () => void = once(() => spawnReaper(o.session, process.pid))): LaunchSide {
   /**
    * The reaper, once, before anything of this session is made in the engine; the sweep of dead gateways' leftovers
    * beside the first containers (it removes only what a gone owner's pid labels, never this live gateway's: its lists
@@ -71,7 +79,7 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
   const engineReady = () => {
     if (ready) return;
     ready = true;
-    spawnReaper(o.session, process.pid);
+    reaper();
     sweep();
   };
   const images = new Map<string, Promise<string>>();
@@ -87,11 +95,11 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
     ...(o.onEgress ? { onRecord: o.onEgress } : {}),
   });
 
-  const imageOf = (server: ResolvedServer): Promise<string> => {
+  const imageOf = (server: ResolvedServer, present = false): Promise<string> => {
     let p = images.get(server.name);
     if (!p) {
       // the server's state shows only a message: the fix travels inside it, printed once
-      p = resolveImage(server).catch((e: unknown) => Promise.reject(e instanceof McpboxError ? reported(server.name, e) : e));
+      p = resolveImage(server, present).catch((e: unknown) => Promise.reject(e instanceof McpboxError ? reported(server.name, e) : e));
       images.set(server.name, p);
       // a failed build or pull stays failed for this session: a restart would only repeat it (and its report)
       p.catch(() => {});
@@ -99,8 +107,12 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
     return p;
   };
 
-  const resolveImage = async (server: ResolvedServer): Promise<string> => {
+  const resolveImage = async (server: ResolvedServer, present: boolean): Promise<string> => {
     if (server.source.kind === "builtin") return (await runner()).codeRunnerImage(docker, o.config, (line) => o.log(`${server.name}: ${line}`));
+    // seen in the engine a moment ago: ensureImages would only inspect it again (one round trip before the create,
+    // and the build and pull code loaded for nothing). Gone by the create: the create says so (image not found)
+    if (present && server.source.kind === "image") return server.source.image;
+    const { ensureImages } = await import("../images/ensure.ts"); // builds and pulls: only for an image not seen yet
     const refs = await ensureImages(docker, o.config, [server.name], { onProgress: (line) => o.log(`${server.name}: ${line}`) });
     const ref = refs.get(server.name);
     if (!ref) throw new McpboxError("failed", `image for server ${server.name} is not built`, { hint: "run `mcpbox build`" });
@@ -115,9 +127,9 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
 
   return {
     sweep,
-    async prepare(server) {
+    async prepare(server, present) {
       await runtimeOffered(server);
-      await Promise.all([imageOf(server), server.egress ? egress.image() : undefined]);
+      await Promise.all([imageOf(server, present), server.egress ? egress.image() : undefined]);
     },
     async launch(server, onCreated): Promise<LaunchedServer> {
       const image = await imageOf(server);
@@ -150,6 +162,15 @@ export function launchSide(docker: Docker, o: DockerLauncherOptions): LaunchSide
       await egress.close(); // the gateway has stopped the servers: their proxies, networks and volumes go now
       await removeSession(docker, o.session);
     },
+  };
+}
+
+function once(f: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    f();
   };
 }
 

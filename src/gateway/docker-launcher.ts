@@ -20,8 +20,26 @@ const SWEEP_AFTER_MS = 1000;
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
   await (o.engineUp ?? pingEngineSocket(async () => (await dockerode()).pingEngine()));
+  // the session's reaper, once: spawned by the launch side before its first container, or here as soon as a cold
+  // start is sure to come, so that its boot (a second start of this program) runs while this one still loads, not
+  // beside the engine's container starts on the same cores
+  let reaperSpawned = false;
+  const spawnReaper = (cleanup: typeof import("../docker/cleanup.ts")) => {
+    if (reaperSpawned) return;
+    reaperSpawned = true;
+    cleanup.spawnReaper(o.session, process.pid);
+  };
   let side: Promise<LaunchSide> | undefined;
-  const launchSide = () => (side ??= Promise.all([import("./docker-launch.ts"), dockerode()]).then(([m, e]) => m.launchSide(e.engine(), o)));
+  const launchSide = () =>
+    (side ??= Promise.all([import("./docker-launch.ts"), dockerode(), import("../docker/cleanup.ts")]).then(([m, e, c]) => m.launchSide(e.engine(), o, () => spawnReaper(c))));
+  // an eager server with nothing at all under its name in the catalog cache (whatever its image's id turns out to
+  // be) starts before the client is answered: its launch side loads and the reaper starts now, beside the look-up of
+  // that id, instead of after it (issue 15: cold start)
+  const cache = o.catalogCache;
+  if (cache?.anyFor && (o.lookUpEarly ?? []).some((s) => s.source.kind !== "builtin" && !cache.anyFor!(s))) {
+    void import("../docker/cleanup.ts").then(spawnReaper, () => {}); // failed: the launch side spawns it
+    void launchSide().catch(() => {}); // its first start is told
+  }
   // SPEC 4.2: this start removes what dead gateways left, whether or not any server of its own ever starts (all lazy,
   // all unavailable, all shown from the cache and never called); the first container sweeps at once, else this does,
   // once the client has had its first answers (loading the launch side costs the main thread ~35 ms)
@@ -33,7 +51,8 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
   const startEarly = (server: ResolvedServer): Promise<unknown> => {
     let created!: () => void;
     const made = new Promise<void>((resolve) => (created = resolve));
-    const prepared = launchSide().then((l) => l.prepare?.(server));
+    // its image was just seen in the engine (its id decided this start): not inspected again
+    const prepared = launchSide().then((l) => l.prepare(server, server.source.kind === "image"));
     const launched = prepared.then(async () => (await launchSide()).launch(server, created));
     prepared.catch(() => {}); // told to the server's start, which takes them
     launched.catch(() => {});
@@ -52,7 +71,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
           throw err;
         });
       }
-      await (await launchSide()).prepare?.(server);
+      await (await launchSide()).prepare(server);
     },
     async launch(server) {
       const e = early.get(server.name);
