@@ -11,7 +11,7 @@ import { directContainerOptions } from "./_gateway-lib.mjs";
 const [image, session] = process.argv.slice(2);
 const docker = engine();
 const { id } = await docker.createContainer(directContainerOptions(image, "relay", session));
-const { stdin, stdout } = await attachStdio(docker, id);
+const { stdin, stdout } = await attachStdio(docker, id, { chunkOfLines: false });
 await docker.getContainer(id).start();
 stdout.on("data", (chunk) => process.stdout.write(chunk));
 process.stdin.on("data", (chunk) => stdin.write(chunk));

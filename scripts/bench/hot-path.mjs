@@ -138,7 +138,7 @@ async function openGateway(home) {
 async function openBase() {
   const cin = new PassThrough();
   const cout = new PassThrough();
-  const stdio = demuxAttached(echoServerSocket());
+  const stdio = demuxAttached(echoServerSocket(), { chunkOfLines: false });
   cin.on("data", (chunk) => stdio.stdin.write(chunk));
   stdio.stdout.on("data", (chunk) => cout.write(chunk));
   return { client: lineClient(cin, cout), tool: "echo", close: async () => {} };

@@ -8,6 +8,7 @@ import type { Duplex } from "node:stream";
 import { PassThrough } from "node:stream";
 import type Docker from "dockerode";
 import { hijackAttach } from "./_hijack.ts";
+import { chunkOfLines, severalLines } from "../jsonrpc/turn-writes.ts";
 import { FrameSplitter } from "./stream-frames.ts";
 
 export interface AttachedStdio {
@@ -17,20 +18,31 @@ export interface AttachedStdio {
   stderr: PassThrough;
 }
 
+export interface DemuxOptions {
+  /**
+   * A chunk read that holds several lines is handled as one (jsonrpc/turn-writes.ts chunkOfLines): what its messages
+   * make the gateway write leaves in one write per stream when the chunk is done. Default true; a byte copier has no
+   * use for it.
+   */
+  chunkOfLines?: boolean;
+}
+
 /** Attach with hijack, before start: stdin, stdout and stderr over one upgraded connection. */
-export async function attachStdio(docker: Docker, id: string): Promise<AttachedStdio> {
-  return demuxAttached(await hijackAttach(docker, id));
+export async function attachStdio(docker: Docker, id: string, options: DemuxOptions = {}): Promise<AttachedStdio> {
+  return demuxAttached(await hijackAttach(docker, id), options);
 }
 
 /**
  * The container's stdout and stderr out of the multiplexed stream of a hijacked attach (no TTY, stream-frames.ts). The
  * stdout is the gateway's hot path: its bytes go on as views of the chunks read, with no stream in between.
  */
-export function demuxAttached(stream: Duplex): AttachedStdio {
+export function demuxAttached(stream: Duplex, options: DemuxOptions = {}): AttachedStdio {
   const stdout = new StdoutFeed();
   const stderr = new PassThrough();
   const frames = new FrameSplitter((which, bytes) => (which === "stdout" ? stdout.write(bytes) : stderr.write(bytes)));
-  stream.on("data", (chunk: Buffer) => frames.push(chunk));
+  // a frame header may hold a newline byte in its length: such a chunk is taken for several lines, which costs nothing
+  if (options.chunkOfLines === false) stream.on("data", (chunk: Buffer) => frames.push(chunk));
+  else stream.on("data", (chunk: Buffer) => (severalLines(chunk) ? chunkOfLines(() => frames.push(chunk)) : frames.push(chunk)));
   const endBoth = () => {
     stdout.end();
     stderr.end();

@@ -6,7 +6,7 @@
 import type { Readable, Writable } from "node:stream";
 import { isSpecType, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
-import { turnGatherer } from "../jsonrpc/turn-writes.ts";
+import { chunkOfLines, severalLines, turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { CAPS } from "./limits.ts";
 import { ErrorCode } from "./rpc-error.ts";
 import type { RawChannel } from "./raw-channel.ts";
@@ -42,7 +42,13 @@ export class BoundedStdioTransport implements Transport, RawChannel {
   }
 
   #onData = (chunk: Buffer | string): void => {
-    let buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    // several messages in one read: what they make the gateway write leaves once they are all handled (turn-writes.ts)
+    if (severalLines(buf)) chunkOfLines(() => this.#lines(buf));
+    else this.#lines(buf);
+  };
+
+  #lines(buf: Buffer): void {
     for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10)) {
       if (this.#chunks.length === 0 && !this.#skipping && nl <= this.#max) this.#line(buf.toString("utf8", 0, nl));
       else {
@@ -55,7 +61,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
       buf = buf.subarray(nl + 1);
     }
     this.#take(buf);
-  };
+  }
 
   #take(part: Buffer): void {
     if (this.#skipping || part.length === 0) return;
