@@ -1,9 +1,11 @@
 /**
  * `npm run build`: dist/mcpbox, one executable holding the project's Node 24 and the whole program.
  * 1. esbuild bundles src/cli/main.ts as ESM chunks (ink needs top-level await, so no CommonJS bundle).
- *    The MCP SDK and zod are not in the chunks: they are one CommonJS file (scripts/sea/snapshot.mjs) appended to
- *    scripts/sea/launcher.cjs, which Node runs at build time to make a V8 startup snapshot (useSnapshot): each start
- *    deserializes their objects instead of building them (issue 15). The chunks take them from it.
+ *    MCPBOX_SNAPSHOT=1 builds a V8 startup snapshot instead (scripts/sea/snapshot.mjs): the MCP SDK and zod leave the
+ *    chunks for one CommonJS file appended to scripts/sea/launcher.cjs, which Node runs at build time (useSnapshot).
+ *    Not the default: it halves serve's start to a cached tools/list, but every start of the executable (--version,
+ *    validate, the reaper, each egress proxy and forwarder) then pays for deserializing it (issue 15, measured in
+ *    snapshot.mjs's header).
  * 2. The chunks, templates/ and a manifest become SEA assets behind that main script.
  * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
  * Several builds may run at once (parallel `npm test`): each works in its own folder and renames its result in.
@@ -43,8 +45,8 @@ const failed = (e) => {
   process.stderr.write(`build: bundling failed${e && e.errors ? "" : `: ${e && e.message ? e.message : e}`}\n`);
   process.exit(1);
 };
-// MCPBOX_SNAPSHOT=0: without the snapshot, as the other platforms' executables are (to compare, or to debug)
-const useSnapshot = process.env.MCPBOX_SNAPSHOT !== "0";
+// MCPBOX_SNAPSHOT=1: with the startup snapshot (see the header); the other platforms' executables never have one
+const useSnapshot = process.env.MCPBOX_SNAPSHOT === "1";
 const snapshot = useSnapshot ? await startupSnapshot({ root, outdir: path.join(work, "snapshot"), nodeBin }).catch(failed) : undefined;
 const { entry, files } = await bundle({ root, outdir: appDir, version, snapshot }).catch(failed);
 log(`bundled ${files.length} chunks${snapshot ? " and the startup snapshot's packages" : ""}`);

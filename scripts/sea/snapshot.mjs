@@ -11,6 +11,15 @@
  * 3. checkOneCopy(): no chunk may hold code of a package the snapshot holds (two zods: instanceof and registries
  *    disagree), nor may a chunk import one of them by an entry point the snapshot does not have.
  * The launcher runs the file at build time (useSnapshot) and the program's chunks find the packages already there.
+ *
+ * Off by default (`MCPBOX_SNAPSHOT=1 npm run build` turns it on), because of what it costs every other start. A/B on
+ * 2026-12-02, interleaved, same tree, load 4-9 (medians; CPU = user + system):
+ *   serve (5 servers) -> cached tools/list: CPU 300 -> 230 ms, wall 290 -> 247 ms (costs bench at load 7-9: 479 -> 235)
+ *   --version: CPU 30 -> 60 ms, wall 51 -> 78 ms, RSS 43 -> 68 MB;  validate (20 servers): CPU 80 -> 110 ms, wall 94 -> 128
+ *   serve RSS, 10 servers after idle: 87 -> 104 MB (private 36 -> 49);  an egress proxy: RSS 54 -> 79 MB (private 13 -> 32)
+ * Node copies the snapshot out of the executable into every process (SnapshotData::FromBlob: a 6.7 MB mapping and ~4 MB
+ * of malloc) and deserializes the whole heap, the SDK's 8.3 MB of objects included, whether the command uses them or
+ * not: 10.5k page faults at start against 2.8k (node --snapshot-blob: 5.9k for an empty snapshot).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
