@@ -120,27 +120,71 @@ export function denyReason(source: string, env: DenyEnv): Danger | undefined {
     if (wsl) return wsl;
   }
   if (path.parse(p).root === p) return { kind: "sensitive", what: p === "/" ? "the root filesystem" : `the whole drive ${path.resolve(source)}` };
-  if (p === fold(env.home) || p === fold(env.realpath(env.home))) return { kind: "sensitive", what: "your home folder" };
-  const entries = foldedDenied(env, ci, fold);
+  const denied = foldedDenied(env, ci, fold);
+  if (p === denied.home || p === denied.realHome) return { kind: "sensitive", what: "your home folder" };
+  // POSIX: most sources are none of the entries, inside none and hold none; two set look-ups per folder above the
+  // source say so without the walk below (which names the first entry that matches, as before)
+  if (denied.near && !denied.near.has(p) && !someAncestorIn(p, denied.paths!)) return undefined;
   // sockets first: the more serious refusal names the more serious opt-in
-  for (const kind of ["docker-socket", "sensitive"] as const) {
-    for (const e of entries.filter((x) => x.kind === kind)) {
+  for (const entries of [denied.sockets, denied.sensitive]) {
+    for (const e of entries) {
       const d = e.folded;
-      if (p === d || isInsideResolved(p, d, path)) return { kind, what: e.what };
-      if (isInsideResolved(d, p, path)) return { kind, what: `a folder that contains ${e.what.split(",")[0]}${kind === "docker-socket" ? " (a container engine socket)" : ""}` };
+      if (p === d || isInsideResolved(p, d, path)) return { kind: e.kind, what: e.what };
+      if (isInsideResolved(d, p, path)) return { kind: e.kind, what: `a folder that contains ${e.what.split(",")[0]}${e.kind === "docker-socket" ? " (a container engine socket)" : ""}` };
     }
   }
   return undefined;
 }
 
+type Folded = Entry & { folded: string };
+interface Denied {
+  /** the home folder, and its realpath, folded */
+  home: string;
+  realHome: string;
+  sockets: Folded[];
+  sensitive: Folded[];
+  /** POSIX only: every folded entry, and those with every folder above them */
+  paths?: Set<string>;
+  near?: Set<string>;
+}
+
 // one config check asks for every mount with the same env: the list (and its realpaths) is made once per env and case rule
-const deniedOf = new WeakMap<DenyEnv, Map<boolean, (Entry & { folded: string })[]>>();
-function foldedDenied(env: DenyEnv, ci: boolean, fold: (p: string) => string): (Entry & { folded: string })[] {
-  const byCase = deniedOf.get(env) ?? new Map<boolean, (Entry & { folded: string })[]>();
+const deniedOf = new WeakMap<DenyEnv, Map<boolean, Denied>>();
+function foldedDenied(env: DenyEnv, ci: boolean, fold: (p: string) => string): Denied {
+  const byCase = deniedOf.get(env) ?? new Map<boolean, Denied>();
   deniedOf.set(env, byCase);
-  let list = byCase.get(ci);
-  if (!list) byCase.set(ci, (list = deniedPaths(env).map((e) => ({ ...e, folded: fold(e.path) }))));
-  return list;
+  let denied = byCase.get(ci);
+  if (!denied) {
+    const home = fold(env.home);
+    const realHome = fold(env.realpath(env.home));
+    const list = deniedPaths(env).map((e) => ({ ...e, folded: fold(e.path) }));
+    const sockets = list.filter((x) => x.kind === "docker-socket");
+    const sensitive = list.filter((x) => x.kind === "sensitive");
+    denied = pathsOf(env.platform).sep === "/" ? { home, realHome, sockets, sensitive, ...nearSets(list.map((e) => e.folded)) } : { home, realHome, sockets, sensitive };
+    byCase.set(ci, denied);
+  }
+  return denied;
+}
+
+/**
+ * POSIX paths that path.resolve made (not the root): the set of them, and the set of them and every folder above
+ * each. A path q is one of them, or holds one (one is inside q), exactly when near has q; q is inside one exactly
+ * when someAncestorIn(q, paths) (isInsideResolved's prefix rule, folder by folder).
+ */
+export function nearSets(resolved: readonly string[]): { paths: Set<string>; near: Set<string> } {
+  const paths = new Set(resolved);
+  const near = new Set(resolved);
+  for (const r of resolved) {
+    for (let i = r.lastIndexOf("/"); i > 0; i = r.lastIndexOf("/", i - 1)) near.add(r.slice(0, i));
+    near.add("/");
+  }
+  return { paths, near };
+}
+
+/** Is a folder above p (POSIX, resolved) in the set? */
+export function someAncestorIn(p: string, set: ReadonlySet<string>): boolean {
+  for (let i = p.lastIndexOf("/"); i > 0; i = p.lastIndexOf("/", i - 1)) if (set.has(p.slice(0, i))) return true;
+  return p !== "/" && set.has("/");
 }
 
 /**

@@ -37,7 +37,8 @@ export function checkMounts(
     const optIn = (flag: keyof DangerFlags) => `${where[0] === "defaults" ? "defaults" : at.join(".")}.dangerous.${flag}`;
     const source = sourceOf(dir, m.source, env);
     const at_ = [...where, "source"];
-    if (!env.exists(source)) {
+    const exists = env.exists(source);
+    if (!exists) {
       problems.push({
         severity: "error",
         path: at_,
@@ -75,7 +76,7 @@ export function checkMounts(
       });
     }
     // a warning: the engine at serve time may be another one than validate found
-    const sharing = env.exists(source) ? env.fileSharing?.(real) : undefined;
+    const sharing = exists ? env.fileSharing?.(real) : undefined;
     if (sharing) {
       problems.push({ severity: "warning", path: at_, message: sharing, hint: "add the folder in Docker Desktop → Settings → Resources → File sharing, or move it under a shared folder" });
     }

@@ -6,7 +6,7 @@
  */
 import { CLIENT_APP_FOLDERS, CLIENT_HOME_PATHS, CLIENT_HOME_VARS, CLIENT_LOCATIONS, type ClientLocation } from "../locations/clients.ts";
 import { platformDirs } from "../locations/dirs.ts";
-import { isInsideResolved, pathsOf, tilde } from "./_denylist.ts";
+import { isInsideResolved, nearSets, pathsOf, someAncestorIn, tilde } from "./_denylist.ts";
 
 export interface WritableEnv {
   home: string;
@@ -65,14 +65,29 @@ export function guardedPaths(configModules: readonly string[], env: WritableEnv)
   });
 }
 
+type FoldedGuarded = Guarded & { q: string };
+interface GuardedList {
+  list: FoldedGuarded[];
+  /** POSIX only (nearSets): every folded path and every folder above one; the folded paths of "area" rules */
+  near?: Set<string>;
+  areas?: Set<string>;
+}
+
 // one config check asks for every writable mount with the same env and modules: the list is made once for them
-const guardedOf = new WeakMap<WritableEnv, { modules: readonly string[]; byCase: Map<boolean, (Guarded & { q: string })[]> }>();
-function foldedGuarded(configModules: readonly string[], env: WritableEnv, ci: boolean, fold: (p: string) => string): (Guarded & { q: string })[] {
+const guardedOf = new WeakMap<WritableEnv, { modules: readonly string[]; byCase: Map<boolean, GuardedList> }>();
+function foldedGuarded(configModules: readonly string[], env: WritableEnv, ci: boolean, fold: (p: string) => string): GuardedList {
   let cached = guardedOf.get(env);
   if (cached?.modules !== configModules) guardedOf.set(env, (cached = { modules: configModules, byCase: new Map() }));
-  let list = cached.byCase.get(ci);
-  if (!list) cached.byCase.set(ci, (list = guardedPaths(configModules, env).map((g) => ({ ...g, q: fold(g.path) }))));
-  return list;
+  let guarded = cached.byCase.get(ci);
+  if (!guarded) {
+    const list = guardedPaths(configModules, env).map((g) => ({ ...g, q: fold(g.path) }));
+    guarded =
+      pathsOf(env.platform).sep === "/"
+        ? { list, near: nearSets(list.map((g) => g.q)).near, areas: new Set(list.flatMap((g) => (g.rule === "area" ? [g.q] : []))) }
+        : { list };
+    cached.byCase.set(ci, guarded);
+  }
+  return guarded;
 }
 
 /** Why a writable mount of `source` (absolute, symlinks resolved) would let the container change code the host runs. */
@@ -81,14 +96,18 @@ export function writableDanger(source: string, configModules: readonly string[],
   const ci = env.caseInsensitive(source);
   const fold = (p: string) => (ci ? path.resolve(p).toLowerCase() : path.resolve(p));
   const p = fold(source);
-  const guarded = foldedGuarded(configModules, env, ci, fold);
-  // the most precise reason first: the path itself, then what it holds, then what it is inside
-  const same = guarded.find((g) => g.q === p);
-  if (same) return `is ${same.what}`;
-  const held = guarded.find((g) => isInsideResolved(g.q, p, path));
-  if (held) return `holds ${held.what}`;
-  const around = guarded.find((g) => g.rule === "area" && isInsideResolved(p, g.q, path));
-  if (around) return `is inside ${around.what}`;
+  const { list: guarded, near, areas } = foldedGuarded(configModules, env, ci, fold);
+  // POSIX: a source that is no guarded path, holds none and is inside no area skips the three walks (two set
+  // look-ups per folder above it say so); the walks name the most precise reason first, as before
+  if (!near || near.has(p) || someAncestorIn(p, areas!)) {
+    // the most precise reason first: the path itself, then what it holds, then what it is inside
+    const same = guarded.find((g) => g.q === p);
+    if (same) return `is ${same.what}`;
+    const held = guarded.find((g) => isInsideResolved(g.q, p, path));
+    if (held) return `holds ${held.what}`;
+    const around = guarded.find((g) => g.rule === "area" && isInsideResolved(p, g.q, path));
+    if (around) return `is inside ${around.what}`;
+  }
   // one listing of the folder instead of a look-up per marker (9 per writable mount); a listed name is still looked
   // up, as before (a dangling link is no marker), and a name the listing lacks is not there
   const names = env.platform === "win32" ? undefined : env.entries?.(source);

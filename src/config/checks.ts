@@ -83,9 +83,12 @@ export function isCaseInsensitive(p: string, platform: NodeJS.Platform): boolean
   const base = path.basename(at);
   const flipped = path.join(path.dirname(at), [...base].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join(""));
   try {
-    // throwIfNoEntry: a missing flipped name (the usual answer) is no error to make
-    const [a, b] = [fs.statSync(at, { throwIfNoEntry: false }), fs.statSync(flipped, { throwIfNoEntry: false })];
-    return a !== undefined && b !== undefined && a.ino === b.ino && a.dev === b.dev;
+    // throwIfNoEntry: a missing flipped name (the usual answer) is no error to make, and then the path itself need
+    // not be asked
+    const b = fs.statSync(flipped, { throwIfNoEntry: false });
+    if (b === undefined) return false;
+    const a = fs.statSync(at, { throwIfNoEntry: false });
+    return a !== undefined && a.ino === b.ino && a.dev === b.dev;
   } catch {
     return false;
   }
