@@ -85,10 +85,20 @@ export class ClientSession {
   logLevel: LoggingLevel | undefined;
   /** server → upstream URIs this client subscribed to */
   readonly subscriptions = new Map<Upstream, Set<string>>();
-  /** server → this client's calls in flight to it (a server's request to a client goes to one that waits on it) */
-  readonly inflight = new Map<Upstream, number>();
-  /** server → when the first of this client's calls in flight to it started */
-  readonly inflightSince = new Map<Upstream, number>();
+  /**
+   * server → this client's calls in flight to it and when the first of them started. An entry, once made, stays (at
+   * zero calls): a Map that one call at a time emptied and filled again made a new hash table at every call (issue 15).
+   */
+  readonly #calls = new Map<Upstream, { n: number; since: number }>();
+  /** whether this client waits on a call to the server (a server's request to a client goes to one that waits on it) */
+  readonly inflight = { has: (up: Upstream): boolean => (this.#calls.get(up)?.n ?? 0) > 0 };
+  /** when the first of this client's calls in flight to the server started; undefined: none in flight */
+  readonly inflightSince = {
+    get: (up: Upstream): number | undefined => {
+      const c = this.#calls.get(up);
+      return c !== undefined && c.n > 0 ? c.since : undefined;
+    },
+  };
   /**
    * the servers' requests waiting on the clients, shared by every session of a gateway: a legacy server's requests
    * and a modern server's input_required questions asked of this client count against the same bounds
@@ -223,16 +233,14 @@ export class ClientSession {
   }
 
   callStarted(up: Upstream): void {
-    const n = this.inflight.get(up) ?? 0;
-    if (n === 0) this.inflightSince.set(up, Date.now());
-    this.inflight.set(up, n + 1);
+    let c = this.#calls.get(up);
+    if (c === undefined) this.#calls.set(up, (c = { n: 0, since: 0 }));
+    if (c.n++ === 0) c.since = Date.now();
   }
 
   callEnded(up: Upstream): void {
-    const n = (this.inflight.get(up) ?? 1) - 1;
-    if (n > 0) return void this.inflight.set(up, n);
-    this.inflight.delete(up);
-    this.inflightSince.delete(up);
+    const c = this.#calls.get(up);
+    if (c !== undefined && c.n > 0) c.n--;
   }
 
   /** Closes this client's connection: its calls in flight are cancelled; the servers keep running for the others. */

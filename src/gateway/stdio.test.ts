@@ -42,6 +42,21 @@ describe("BoundedStdioTransport", () => {
     ]);
   });
 
+  it("takes every line of one read, an oversized one among them, and keeps the rest for the next read", async () => {
+    const s = setup(100);
+    await s.t.start();
+    const big = `{"jsonrpc":"2.0","id":2,"method":"${"x".repeat(200)}"}`;
+    s.stdin.write(`{"jsonrpc":"2.0","id":1,"method":"a"}\n${big}\n{"jsonrpc":"2.0","id":3,"method":"b"}\n{"jsonrpc":"2.0",`);
+    s.stdin.write(`"id":4,"method":"c"}\n${"y".repeat(150)}`);
+    s.stdin.write('z\n{"jsonrpc":"2.0","id":5,"method":"d"}\n');
+    await new Promise((r) => setImmediate(r));
+    expect(s.messages.map((m) => (m as { id: number }).id)).toEqual([1, 3, 4, 5]);
+    expect(s.written().map((m) => [m.id, m.error.code])).toEqual([
+      [undefined, -32600],
+      [undefined, -32600],
+    ]);
+  });
+
   it("reports the end of stdin as close", async () => {
     const s = setup();
     let closed = false;

@@ -6,7 +6,7 @@
 import type { Readable, Writable } from "node:stream";
 import { isSpecType, type JSONRPCMessage, type Transport } from "@modelcontextprotocol/server";
 import { MAX_JSON_DEPTH, nestedDeeperThan } from "../jsonrpc/depth.ts";
-import { chunkOfLines, severalLines, turnGatherer } from "../jsonrpc/turn-writes.ts";
+import { chunkOfLines, turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { CAPS } from "./limits.ts";
 import { ErrorCode } from "./rpc-error.ts";
 import type { RawChannel } from "./raw-channel.ts";
@@ -43,24 +43,27 @@ export class BoundedStdioTransport implements Transport, RawChannel {
 
   #onData = (chunk: Buffer | string): void => {
     const buf = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+    const nl = buf.indexOf(10);
     // several messages in one read: what they make the gateway write leaves once they are all handled (turn-writes.ts)
-    if (severalLines(buf)) chunkOfLines(() => this.#lines(buf));
-    else this.#lines(buf);
+    if (nl !== -1 && buf.indexOf(10, nl + 1) !== -1) chunkOfLines(() => this.#lines(buf, nl));
+    else this.#lines(buf, nl);
   };
 
-  #lines(buf: Buffer): void {
-    for (let nl = buf.indexOf(10); nl !== -1; nl = buf.indexOf(10)) {
-      if (this.#chunks.length === 0 && !this.#skipping && nl <= this.#max) this.#line(buf.toString("utf8", 0, nl));
+  /** The lines of one read, `nl` its first newline; what follows the last newline waits for the next read. */
+  #lines(buf: Buffer, nl: number): void {
+    let start = 0;
+    for (; nl !== -1; nl = buf.indexOf(10, start)) {
+      if (this.#chunks.length === 0 && !this.#skipping && nl - start <= this.#max) this.#line(buf.toString("utf8", start, nl));
       else {
-        this.#take(buf.subarray(0, nl));
+        this.#take(buf.subarray(start, nl));
         if (!this.#skipping) this.#line(Buffer.concat(this.#chunks).toString("utf8"));
+        this.#chunks = [];
+        this.#size = 0;
+        this.#skipping = false;
       }
-      this.#chunks = [];
-      this.#size = 0;
-      this.#skipping = false;
-      buf = buf.subarray(nl + 1);
+      start = nl + 1;
     }
-    this.#take(buf);
+    if (start < buf.length) this.#take(start === 0 ? buf : buf.subarray(start));
   }
 
   #take(part: Buffer): void {
