@@ -91,10 +91,10 @@ export class FastLane {
     if (plan.kind !== "forward") return false;
     const id = `${ID_PREFIX}${++this.#next}`;
     // the server's progress comes back under the gateway id: client tokens of different calls may look alike upstream
-    let meta: { _meta?: Record<string, unknown> } = progressToken === undefined ? {} : { _meta: { ...(params._meta as object), progressToken: id } };
+    let meta: Record<string, unknown> | undefined = progressToken === undefined ? undefined : { ...(params._meta as object), progressToken: id };
     const envelope = plan.up.era === "modern" ? plan.up.modernMeta(session.capabilities, legacyClientsLevel(this.#gw)) : undefined;
-    if (envelope) meta = { _meta: { ...((meta._meta ?? params._meta ?? {}) as object), ...envelope } };
-    const sentParams = { ...params, name: plan.tool, ...meta };
+    if (envelope) meta = { ...((meta ?? params._meta ?? {}) as object), ...envelope };
+    const sentParams = meta === undefined ? { ...params, name: plan.tool } : { ...params, name: plan.tool, _meta: meta };
     const line = JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: sentParams });
     if (!plan.up.sendRaw(line)) return false;
     const info = { method: "tools/call", tool: plan.tool, args };
@@ -178,7 +178,7 @@ export class FastLane {
     const answer = (p.legacy && this.#forLegacyClient(p, p.legacy, m.result)) ?? m.result ?? {};
     const result = JSON.stringify(answer);
     const isError = isRecord(answer) && answer.isError === true;
-    this.#answer(m.id, p, `"result":${result}`, () => ({ result: answer }), isError ? "error" : "ok", Buffer.byteLength(result));
+    this.#answer(m.id, p, `"result":${result}`, () => ({ result: answer }), isError ? "error" : "ok", result);
     return true;
   }
 
@@ -213,7 +213,7 @@ export class FastLane {
         return fail(e);
       }
       const json = JSON.stringify(result);
-      return this.#answer(id, p, `"result":${json}`, () => ({ result }), "ok", Buffer.byteLength(json));
+      return this.#answer(id, p, `"result":${json}`, () => ({ result }), "ok", json);
     }
     if (sent.rounds >= MAX_ROUNDS) return fail(tooManyRounds(p.up));
     const asking = new AbortController();
@@ -312,8 +312,11 @@ export class FastLane {
     if (ids?.get(p.clientId) === id) ids.delete(p.clientId);
   }
 
-  /** Writes the client's answer first; the bookkeeping and the audit line are not on the call's critical path. */
-  #answer(id: string, p: Pending, member: string, payload: () => Parameters<Sink["answered"]>[0], outcome: CallOutcome, bytes: number, reason?: string): void {
+  /**
+   * Writes the client's answer first; the bookkeeping and the audit line are not on the call's critical path (nor the
+   * byte count of a result, given as its JSON: counted after the write).
+   */
+  #answer(id: string, p: Pending, member: string, payload: () => Parameters<Sink["answered"]>[0], outcome: CallOutcome, bytes: number | string, reason?: string): void {
     if (p.sink) {
       const sink = p.sink;
       const value = payload();
@@ -322,7 +325,7 @@ export class FastLane {
       else sink.answered(value);
     } else p.session.raw?.sendLine(`{"jsonrpc":"2.0","id":${JSON.stringify(p.clientId)},${member}}`);
     this.#forget(id, p);
-    this.#record(p, outcome, bytes, reason);
+    this.#record(p, outcome, typeof bytes === "string" ? Buffer.byteLength(bytes) : bytes, reason);
   }
 
   #record(p: Pending, outcome: CallOutcome, bytes: number, reason?: string): void {
