@@ -1,12 +1,7 @@
 /**
  * `npm run build`: dist/mcpbox, one executable holding the project's Node 24 and the whole program.
  * 1. esbuild bundles src/cli/main.ts as ESM chunks (ink needs top-level await, so no CommonJS bundle).
- *    MCPBOX_SNAPSHOT=1 builds a V8 startup snapshot instead (scripts/sea/snapshot.mjs): the MCP SDK and zod leave the
- *    chunks for one CommonJS file appended to scripts/sea/launcher.cjs, which Node runs at build time (useSnapshot).
- *    Not the default: it halves serve's start to a cached tools/list, but every start of the executable (--version,
- *    validate, the reaper, each egress proxy and forwarder) then pays for deserializing it (issue 15, measured in
- *    snapshot.mjs's header).
- * 2. The chunks, templates/ and a manifest become SEA assets behind that main script.
+ * 2. The chunks, templates/ and a manifest become SEA assets behind scripts/sea/launcher.cjs.
  * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
  * Several builds may run at once (parallel `npm test`): each works in its own folder and renames its result in.
  * `--all` then also makes dist/mcpbox-<os>-<arch> for every platform and dist/SHA256SUMS (scripts/sea/cross.mjs).
@@ -16,7 +11,7 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundle, startupSnapshot } from "./sea/bundle.mjs";
+import { bundle } from "./sea/bundle.mjs";
 import { assetFiles } from "./sea/assets.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -40,30 +35,22 @@ removeStaleBuildFolders();
 const version = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")).version;
 const appDir = path.join(work, "app");
 fs.mkdirSync(work, { recursive: true });
-const failed = (e) => {
-  // esbuild has printed its errors with their places; the snapshot checks throw theirs
-  process.stderr.write(`build: bundling failed${e && e.errors ? "" : `: ${e && e.message ? e.message : e}`}\n`);
+const { entry, files } = await bundle({ root, outdir: appDir, version }).catch(() => {
+  process.stderr.write("build: bundling failed\n"); // esbuild has printed the errors with their places
   process.exit(1);
-};
-// MCPBOX_SNAPSHOT=1: with the startup snapshot (see the header); the other platforms' executables never have one
-const useSnapshot = process.env.MCPBOX_SNAPSHOT === "1";
-const snapshot = useSnapshot ? await startupSnapshot({ root, outdir: path.join(work, "snapshot"), nodeBin }).catch(failed) : undefined;
-const { entry, files } = await bundle({ root, outdir: appDir, version, snapshot }).catch(failed);
-log(`bundled ${files.length} chunks${snapshot ? " and the startup snapshot's packages" : ""}`);
-const mainScript = path.join(work, "main.cjs");
-const launcher = fs.readFileSync(path.join(root, "scripts/sea/launcher.cjs"), "utf8");
-fs.writeFileSync(mainScript, snapshot ? snapshotMain(launcher, fs.readFileSync(snapshot.file, "utf8")) : launcher);
+});
+log(`bundled ${files.length} chunks`);
 
 const assets = { "mcpbox/manifest.json": path.join(work, "manifest.json") };
 for (const f of files) assets[`mcpbox/app/${f}`] = path.join(appDir, f);
 for (const key of assetFiles(root)) assets[key] = path.join(root, key);
 
 const node = fs.statSync(nodeBin);
-const inputs = { launcher: mainScript, ...assets };
+const inputs = { launcher: path.join(root, "scripts/sea/launcher.cjs"), ...assets };
 delete inputs["mcpbox/manifest.json"]; // written below, from the hash
 const SEA_OPTIONS = {
   disableExperimentalSEAWarning: true,
-  useSnapshot, // the other platforms' executables have none (cross.mjs)
+  useSnapshot: false,
   useCodeCache: false, // breaks import() of the extracted chunks
   // V8 sizes its young generation for throughput: up to 2 x 16 MB committed that the gateway fills with short-lived
   // garbage (a heap snapshot after 20k calls holds no more than at start). With 1 MB, serve with 10 servers: 136 -> 105 MB
@@ -78,14 +65,14 @@ if (upToDate(hash)) {
   process.exit(0);
 }
 // the launcher compares each extracted chunk it loads with the embedded one (no hashes needed)
-fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files, snapshot: useSnapshot }));
+fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files }));
 
 const blob = path.join(work, "sea-prep.blob");
 const seaConfig = path.join(work, "sea-config.json");
 fs.writeFileSync(
   seaConfig,
   JSON.stringify({
-    main: mainScript,
+    main: path.join(root, "scripts/sea/launcher.cjs"),
     output: blob,
     ...SEA_OPTIONS,
     assets,
@@ -107,19 +94,10 @@ await buildAllIfAsked();
 async function buildAllIfAsked() {
   if (!all) return;
   const { buildAll } = await import("./sea/cross.mjs");
-  // their Node cannot run here to build a snapshot: they keep the packages in their chunks (same options otherwise)
-  await buildAll({ root, cache, version, log, seaOptions: { ...SEA_OPTIONS, useSnapshot: false } }).catch((e) => {
+  await buildAll({ root, cache, version, log, seaOptions: SEA_OPTIONS }).catch((e) => {
     process.stderr.write(`build: ${e.message}\n`);
     process.exit(1);
   });
-}
-
-/**
- * The SEA main script of a snapshot build: the launcher, then the snapshot bundle as a function it calls at build time
- * (a snapshot is made from one script; its require() is then the builtins' only, all the bundle needs).
- */
-function snapshotMain(launcher, packages) {
-  return `${launcher}\nfunction snapshotPackages() {\nconst module = { exports: {} };\nconst exports = module.exports;\n${packages}\n}\n`;
 }
 
 /** The stamp ties the input hash to this very file, so a concurrent build's binary is never taken for ours. */

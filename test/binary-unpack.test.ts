@@ -73,8 +73,8 @@ describe("unpacked chunks", () => {
     expect(fs.readFileSync(entry).equals(original)).toBe(true);
   });
 
-  // with a startup snapshot the launcher loads the entry by require() (a snapshot's main has no import()): the chunks
-  // the entry imports statically and the ones loaded later by import() go through the same check
+  // the check is in the module loader's hooks: the chunks the entry imports statically and the ones a command loads
+  // later by import() go through it, not the entry alone
   it("changed chunks are never run, whether the entry imports them statically or a command loads them later", () => {
     const { home, build } = unpacked("chunks");
     const entry = fs.readFileSync(path.join(build, "main.mjs"), "utf8");

@@ -3,7 +3,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import * as esbuild from "esbuild";
-import { checkOneCopy, fromSnapshot, snapshotBundle } from "./snapshot.mjs";
 
 // ESM chunks that still use CommonJS names (bundled CommonJS packages, optional native addons).
 const BANNER = [
@@ -15,11 +14,8 @@ const BANNER = [
   "const __dirname = __mcpboxDirname(__filename);",
 ].join("\n");
 
-/**
- * splitting: false makes one file (the npm package); shebang: a first line for an npm bin; snapshot: what
- * startupSnapshot() gave, for chunks that take those packages from the executable's startup snapshot.
- */
-export async function bundle({ root, outdir, version, target = "node24", splitting = true, shebang = false, snapshot }) {
+/** splitting: false makes one file (the npm package); shebang: a first line for an npm bin. */
+export async function bundle({ root, outdir, version, target = "node24", splitting = true, shebang = false }) {
   fs.rmSync(outdir, { recursive: true, force: true });
   const result = await esbuild.build({
     absWorkingDir: root,
@@ -51,20 +47,11 @@ export async function bundle({ root, outdir, version, target = "node24", splitti
       // jsonc-parser's main is a UMD module whose require() calls a bundle cannot follow; its ESM build bundles
       "jsonc-parser": path.join(root, "node_modules/jsonc-parser/lib/esm/main.js"),
     },
-    plugins: [...(snapshot ? [fromSnapshot(snapshot.names)] : []), missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), lazyEngineExtras(), builtinsByRequire()],
+    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), lazyEngineExtras(), builtinsByRequire()],
   });
-  if (snapshot) checkOneCopy(result.metafile, snapshot.packages);
   if (splitting) await compileEagerly(root, result.metafile);
   const files = Object.keys(result.metafile.outputs).map((f) => path.relative(outdir, path.resolve(root, f)));
   return { entry: "main.mjs", files: files.map((f) => f.split(path.sep).join("/")).sort(), metafile: result.metafile };
-}
-
-/**
- * The startup snapshot's bundle (scripts/sea/snapshot.mjs: the MCP SDK and zod, built once at build time) in outdir:
- * { file, names, packages }, for bundle({ snapshot }). nodeBin: the Node that builds the snapshot (it probes the file).
- */
-export function startupSnapshot({ root, outdir, nodeBin }) {
-  return snapshotBundle({ root, outdir, nodeBin, plugins: [zodEnglishOnly()] });
 }
 
 /**

@@ -5,24 +5,18 @@
  * copy embedded in the binary, so a changed file in the cache is never run (verifyChunks).
  */
 "use strict";
-// Set by init() when the process starts, never at the top level: with a startup snapshot (build.mjs, snapshot.mjs)
-// this file's top level runs once, at build time, and what it read then would be the build machine's.
-let builtin, fs, os, path, sea, pathToFileURL, manifest, uid, posixModes;
+const fs = require("node:fs");
+const os = require("node:os");
+const path = require("node:path");
+const sea = require("node:sea");
+const { pathToFileURL } = require("node:url");
+
+const manifest = JSON.parse(sea.getAsset("mcpbox/manifest.json", "utf8"));
 const DAY = 24 * 3600 * 1000;
 
-function init() {
-  // require() of a snapshot's main function is the build's; process.getBuiltinModule is this process's own
-  builtin = typeof process.getBuiltinModule === "function" ? process.getBuiltinModule : require;
-  fs = builtin("node:fs");
-  os = builtin("node:os");
-  path = builtin("node:path");
-  sea = builtin("node:sea");
-  pathToFileURL = builtin("node:url").pathToFileURL;
-  manifest = JSON.parse(sea.getAsset("mcpbox/manifest.json", "utf8"));
-  uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-  // Windows has no owner uid nor mode bits in stat (every folder reads 0666/0777): its ACLs keep %USERPROFILE% private
-  posixModes = process.platform !== "win32";
-}
+const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+// Windows has no owner uid nor mode bits in stat (every folder reads 0666/0777): its ACLs keep %USERPROFILE% private
+const posixModes = process.platform !== "win32";
 
 /** The folder holding this build's chunks, extracted (or a missing chunk written again) first; verifyChunks checks them. */
 function programDir() {
@@ -153,7 +147,7 @@ function rewrite(dir, file) {
   const target = path.join(dir, file);
   fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
   // node:crypto only here: loading it costs every start about 8 ms (issue 15)
-  const tmp = path.join(path.dirname(target), `.${path.basename(file)}.${builtin("node:crypto").randomBytes(6).toString("hex")}.tmp`);
+  const tmp = path.join(path.dirname(target), `.${path.basename(file)}.${require("node:crypto").randomBytes(6).toString("hex")}.tmp`);
   try {
     fs.writeFileSync(tmp, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), { flag: "wx", mode: 0o600 });
     fs.renameSync(tmp, target);
@@ -169,7 +163,7 @@ function rewrite(dir, file) {
  * A changed chunk is never run: its embedded original is compiled instead and written back for the next start.
  */
 function verifyChunks(dir) {
-  const mod = builtin("node:module");
+  const mod = require("node:module");
   const files = new Set(manifest.files);
   const base = pathToFileURL(fs.realpathSync(dir)).href + "/"; // the URLs Node resolves to
   mod.registerHooks({
@@ -247,7 +241,7 @@ function prune(root) {
  * TypeScript too, loading the TypeScript stripper for an unchanged sandbox.config.ts (about 3x faster startup).
  */
 function enableCompileCache(dir) {
-  const mod = builtin("node:module");
+  const mod = require("node:module");
   if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
   try {
     const cache = path.join(path.dirname(path.dirname(dir)), "compile");
@@ -275,12 +269,12 @@ function commandOf(args) {
  * returns it: only while idle, never while calls are busy, and at most once per 4 MB of growth.
  */
 function releaseWhenIdle() {
-  const v8 = builtin("node:v8");
-  const { performance } = builtin("node:perf_hooks");
+  const v8 = require("node:v8");
+  const { performance } = require("node:perf_hooks");
   // a gc function for this code alone: the program's contexts have none (flags set here, after the compile cache
   // was enabled, do not change its folder's name, which hashes the V8 flags)
   v8.setFlagsFromString("--expose-gc");
-  const gc = builtin("node:vm").runInNewContext("gc");
+  const gc = require("node:vm").runInNewContext("gc");
   v8.setFlagsFromString("--no-expose-gc");
   const MB = 1024 * 1024;
   let floor = 0; // the first idle moment after start collects start-up's garbage as well
@@ -304,31 +298,14 @@ function releaseWhenIdle() {
   timer.unref();
 }
 
-/**
- * With a startup snapshot (dist/mcpbox, build.mjs) this file runs at build time: the MCP SDK and zod are loaded then
- * (snapshotPackages, appended by build.mjs) and main() is what each start of the executable runs, on the deserialized
- * heap. Without one (the other platforms' executables, cross.mjs: their Node cannot run here) main() runs now and
- * the chunks hold those packages themselves.
- */
-// snapshotPackages is only in the snapshot build's main script, which only the snapshot build runs; asking node:v8
-// instead would load it (and node:stream) at every start of the executables without one (~8 ms, hval)
-if (typeof snapshotPackages === "function") {
-  snapshotPackages();
-  require("node:v8").startupSnapshot.setDeserializeMainFunction(() => main(true));
-} else main(false);
+// `mcpbox --version` needs none of the program (same value as __MCPBOX_VERSION__, both from package.json)
+if (process.argv.length === 3 && process.argv[2] === "--version") process.stdout.write(`${manifest.version}\n`);
+else start();
 
-function main(fromSnapshot) {
-  init();
-  // `mcpbox --version` needs none of the program (same value as __MCPBOX_VERSION__, both from package.json)
-  if (process.argv.length === 3 && process.argv[2] === "--version") process.stdout.write(`${manifest.version}\n`);
-  else start(fromSnapshot);
-}
-
-function start(fromSnapshot) {
+function start() {
   let dir;
   let base;
   try {
-    if (Boolean(manifest.snapshot) !== fromSnapshot) throw new Error(manifest.snapshot ? "its startup snapshot is missing" : "it was built without a startup snapshot but has one");
     dir = programDir();
     base = verifyChunks(dir);
     enableCompileCache(dir);
@@ -345,23 +322,10 @@ function start(fromSnapshot) {
       // only memory housekeeping
     }
   }
-  const failed = (e) => {
+  // the entry under the checked real folder's URL, so it goes through the hash check like every chunk it imports
+  import(new URL(manifest.entry, base).href).catch((e) => {
     process.stderr.write(`internal error: mcpbox failed to start: ${e && e.message ? e.message : String(e)}\n`);
     if (process.env.MCPBOX_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
     process.exit(70);
-  };
-  // the entry under the checked real folder's URL, so it goes through the hash check like every chunk it imports
-  const entry = new URL(manifest.entry, base).href;
-  if (!fromSnapshot) {
-    import(entry).catch(failed);
-    return;
-  }
-  // a snapshot's main function has no import() (Node gives it no dynamic import callback); require() of the ESM
-  // entry loads the same graph through the same hooks (the chunks' own import() calls work), synchronously: the
-  // static graph has no top-level await (ink's is behind an import())
-  try {
-    builtin("node:module").createRequire(entry)(entry);
-  } catch (e) {
-    failed(e);
-  }
+  });
 }
