@@ -65,11 +65,14 @@ function once<T>(f: (p: string) => T): (p: string) => T {
 }
 
 // most paths asked about do not exist (guarded paths, denied paths): a failed realpath throws, and making that error
-// cost more than the look-up (issue 15); existsSync answers without one, and a path it cannot see has no realpath
+// cost more than the look-up (issue 15); existsSync answers without one, and a path it cannot see has no realpath.
+// On Linux the C library's realpath(3) answers (the kernel's own view of the links), a quarter of the instructions
+// of Node's JavaScript walk; elsewhere that walk, as before (macOS would change the case, Windows the drive forms)
+const realpathOf = process.platform === "linux" ? fs.realpathSync.native : fs.realpathSync;
 function realpathOrSelf(p: string): string {
   if (!fs.existsSync(p)) return p;
   try {
-    return fs.realpathSync(p);
+    return realpathOf(p);
   } catch {
     return p;
   }
