@@ -54,10 +54,6 @@ export async function startServerContainer(
 ): Promise<ServerContainer> {
   const id = await createContainer(docker, options);
   onCreated?.(id);
-  // the transport's code (the SDK's JSON-RPC parsing, which builds the protocol's schemas as it loads: tens of ms on
-  // one thread) loads beside the engine's attach and start, once the create is out (issue 15: start cost)
-  const transportCode = import("./stdio-transport.ts");
-  transportCode.catch(() => {});
   let stdio: AttachedStdio | undefined;
   let wait: { result: Promise<WaitResult> } | undefined;
   let Transport!: typeof ContainerStdioTransport;
@@ -71,7 +67,11 @@ export async function startServerContainer(
     stdio = attached.value;
     wait = waiting.value;
     await docker.getContainer(id).start();
-    Transport = (await transportCode).ContainerStdioTransport; // its stdout waits, unread, until then
+    // the transport's code (the SDK's JSON-RPC parsing, which builds the protocol's schemas and zod as it loads: tens
+    // of ms of one thread) loads once the engine has started the container, while the server boots: loaded at the
+    // create, it held back the attach and start requests of every container behind it (issue 15: cold start).
+    // The server's stdout waits, unread, until then
+    Transport = (await import("./stdio-transport.ts")).ContainerStdioTransport;
   } catch (e) {
     wait?.result.catch(() => {});
     stdio?.stdin.destroy();

@@ -17,6 +17,8 @@ export type { DockerLauncherOptions } from "./docker-launch.ts";
 
 /** how long after the launcher is made the start-up sweep runs when no container has run it yet */
 const SWEEP_AFTER_MS = 1000;
+/** how long the gateway's code waits for an early server's container to be started once it was made */
+const EARLY_START_WAIT_MS = 2000;
 
 export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher> {
   await (o.engineUp ?? pingEngineSocket(async () => (await dockerode()).pingEngine()));
@@ -57,8 +59,11 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
     prepared.catch(() => {}); // told to the server's start, which takes them
     launched.catch(() => {});
     early.set(server.name, { prepared, launched, taken: false });
-    // its container made (its attach and start are the engine's work, beside the gateway's loading), or its failure
-    return Promise.race([made, launched.then(() => {}, () => {})]);
+    // its container started (the engine's start requests all out before the gateway's code loads: loading it blocks
+    // this thread for tens of ms), or its failure; at most EARLY_START_WAIT_MS after it was made (a slow engine
+    // start is the server's own start to wait for, within its startup timeout, not the gateway's)
+    const settled = launched.then(() => {}, () => {});
+    return Promise.race([settled, made.then(() => new Promise<void>((r) => setTimeout(r, EARLY_START_WAIT_MS).unref()))]);
   };
   const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? [], startEarly) : { earlyStarts: Promise.resolve() };
   return {

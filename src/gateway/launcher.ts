@@ -33,7 +33,8 @@ export interface Launcher {
   remember?(server: ResolvedServer, launched: LaunchedServer, entry: RememberedServer): Promise<void>;
   /**
    * Settles once the starts the launcher began by itself (servers with nothing remembered, before their Upstream
-   * asked) have their containers made by the engine, or failed: the gateway's own code loads after that (issue 15).
+   * asked) have their containers started by the engine (at most a moment after they were made), or failed: the
+   * gateway's own code loads after that (issue 15).
    */
   earlyStarts?: Promise<void>;
   /** removes whatever this launcher left behind (containers of the session) */
