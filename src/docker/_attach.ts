@@ -37,7 +37,8 @@ export async function attachStdio(docker: Docker, id: string, options: DemuxOpti
  * stdout is the gateway's hot path: its bytes go on as views of the chunks read, with no stream in between.
  */
 export function demuxAttached(stream: Duplex, options: DemuxOptions = {}): AttachedStdio {
-  const stdout = new StdoutFeed();
+  // past the hold's cap the connection is no longer read (the engine, then the container, wait) until it is listened to
+  const stdout = new StdoutFeed({ pause: () => stream.pause(), resume: () => stream.resume() });
   const stderr = new PassThrough();
   const frames = new FrameSplitter((which, bytes) => (which === "stdout" ? stdout.write(bytes) : stderr.write(bytes)));
   // a frame header may hold a newline byte in its length: such a chunk is taken for several lines, which costs nothing
@@ -56,14 +57,19 @@ export function demuxAttached(stream: Duplex, options: DemuxOptions = {}): Attac
 /**
  * A container's stdout as the demux hands it on: `data` events, then `end` and `close` once. What comes before the
  * first `data` listener is held for it and delivered a tick after it is added, as a paused stream would (the
- * transport is made once the container has started, and the server may have spoken by then).
+ * transport is made once the container has started, and the server may have spoken by then). The hold is bounded
+ * (boundary 5): past HOLD_CAP_BYTES the source is paused, and resumed once the held bytes are delivered.
  */
 export class StdoutFeed extends EventEmitter {
   #held: Buffer[] | undefined = [];
+  #heldBytes = 0;
+  #paused = false;
   #ended = false;
+  readonly #source: FeedSource | undefined;
 
-  constructor() {
+  constructor(source?: FeedSource) {
     super();
+    this.#source = source;
     const onListener = (event: string | symbol) => {
       if (event !== "data") return;
       this.off("newListener", onListener);
@@ -74,8 +80,16 @@ export class StdoutFeed extends EventEmitter {
 
   write(bytes: Buffer): void {
     if (this.#ended) return;
-    if (this.#held) this.#held.push(bytes);
-    else this.emit("data", bytes);
+    if (!this.#held) {
+      this.emit("data", bytes);
+      return;
+    }
+    this.#held.push(bytes);
+    this.#heldBytes += bytes.length;
+    if (this.#heldBytes > HOLD_CAP_BYTES && !this.#paused && this.#source) {
+      this.#paused = true;
+      this.#source.pause();
+    }
   }
 
   end(): void {
@@ -87,7 +101,12 @@ export class StdoutFeed extends EventEmitter {
   #release(): void {
     const held = this.#held ?? [];
     this.#held = undefined;
+    this.#heldBytes = 0;
     for (const bytes of held) this.emit("data", bytes);
+    if (this.#paused) {
+      this.#paused = false;
+      this.#source?.resume();
+    }
     if (this.#ended) this.#finish();
   }
 
@@ -96,6 +115,15 @@ export class StdoutFeed extends EventEmitter {
     this.emit("close");
   }
 }
+
+/** What a StdoutFeed reads from: paused while its hold is full. */
+export interface FeedSource {
+  pause(): void;
+  resume(): void;
+}
+
+/** The most a container's stdout is held before anyone listens (as stdio-transport.ts's MAX_EARLY_BYTES). */
+export const HOLD_CAP_BYTES = 8 * 1024 * 1024;
 
 export interface WaitResult {
   StatusCode: number;
