@@ -66,9 +66,19 @@ function once<T>(f: (p: string) => T): (p: string) => T {
 
 // most paths asked about do not exist (guarded paths, denied paths): a failed realpath throws, and making that error
 // cost more than the look-up (issue 15); existsSync answers without one, and a path it cannot see has no realpath.
-// On Linux the C library's realpath(3) answers (the kernel's own view of the links), a quarter of the instructions
-// of Node's JavaScript walk; elsewhere that walk, as before (macOS would change the case, Windows the drive forms)
-const realpathOf = process.platform === "linux" ? fs.realpathSync.native : fs.realpathSync;
+// On Linux the C library's realpath(3) answers (the kernel's own view of the links, what the engine mounts), a
+// quarter of the instructions of Node's JavaScript walk. That walk resolves a link's text lexically (`e/..` with e a
+// link is taken as the link's own folder; the kernel goes up from e's target): a hostile repository's mount could
+// name the engine socket's folder that way (test/security/link-dotdot.test.ts). macOS: the walk's answer, with the
+// case as written, unless realpath(3) says another place; Windows keeps the walk (its native answer changes drive
+// forms; SECURITY.md, known limits)
+const realpathOf =
+  process.platform === "linux" ? fs.realpathSync.native : process.platform === "darwin" ? (p: string) => physicalOrWalk(fs.realpathSync(p), fs.realpathSync.native(p)) : fs.realpathSync;
+
+/** macOS: the JavaScript walk's answer when realpath(3) names the same place (they differ in case only), else realpath(3)'s. */
+export function physicalOrWalk(walk: string, native: string): string {
+  return walk.toLowerCase() === native.toLowerCase() ? walk : native;
+}
 function realpathOrSelf(p: string): string {
   if (!fs.existsSync(p)) return p;
   try {

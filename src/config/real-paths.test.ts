@@ -1,6 +1,8 @@
 /**
- * On real folders. realEnv's realpath (realpath(3) on Linux) gives what Node's realpathSync gave: links absolute and
- * relative, chains, ".." through a link, a dangling link and a missing path (both: the path itself).
+ * On real folders. realEnv's realpath (realpath(3) on Linux) gives what Node's realpathSync gave for links absolute
+ * and relative, chains, a dangling link and a missing path (both: the path itself); NOT for a link whose text goes
+ * through another link and then "..": there Node's walk answers lexically and realpath(3) gives the kernel's answer,
+ * the folder the engine mounts (test/security/link-dotdot.test.ts): never go back to the walk for equality.
  * isCaseInsensitive asks the flipped name first and the path itself only when that is there: on real folders (names
  * with and without letters, upper and lower case, a link, the root, missing paths) it must answer as it did with
  * both stats.
@@ -9,7 +11,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { isCaseInsensitive, realEnv } from "./checks.ts";
+import { isCaseInsensitive, physicalOrWalk, realEnv } from "./checks.ts";
 
 function asBefore(p: string, platform: NodeJS.Platform): boolean {
   if (platform === "darwin" || platform === "win32") return true;
@@ -55,5 +57,14 @@ describe("realpath", () => {
     const env = realEnv();
     const paths = ["abs", "abs/a/b", "rel", "rel/b", "chain/a", "real/a/up", "rel/up", "chain/a/up/", "dangling", "missing/x", "real/a/b/../b", "."];
     for (const p of [...paths.map((x) => path.join(base, x)), `${base}/rel/../other`, "/", "/proc/self"]) expect(env.realpath(p), p).toBe(before(p));
+  });
+});
+
+describe("macOS: the walk's answer or realpath(3)'s", () => {
+  it("keeps the walk's case when both name one place, and takes realpath(3)'s when it names another", () => {
+    expect(physicalOrWalk("/Users/Ann/Repo", "/Users/ann/repo")).toBe("/Users/Ann/Repo");
+    expect(physicalOrWalk("/Users/ann/repo", "/Users/ann/repo")).toBe("/Users/ann/repo");
+    // sock -> e/.., e -> /var/run: the walk says the repository, the kernel /var
+    expect(physicalOrWalk("/Users/ann/repo", "/private/var")).toBe("/private/var");
   });
 });
