@@ -4,7 +4,9 @@
  * fs.realpathSync substitutes the link text and then drops `deep/..` as text, giving the repository folder instead,
  * so a check on that answer passed what the container then got (hrev, issue 15 review: validate at d352419 accepts a
  * read-only mount of the Docker socket's folder and a writable one of the home this way). The checks must judge what
- * the engine mounts: realpath(3) (fs.realpathSync.native) on Linux since 0a7a35f.
+ * the engine mounts: realpath(3) (fs.realpathSync.native) on Linux since 0a7a35f. The last case is the walk failing
+ * outright (its lexical answer is missing) while the kernel's path exists: a check that falls back to the path as
+ * written when the walk throws passes it (macOS's walk-then-native composition in 3770290 does; CI runs Linux).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -97,5 +99,20 @@ describe("a mount source through a link and '..' is judged where the engine moun
     expect(r.code, r.err).toBe(1);
     expect(r.err).toMatch(/servers\.a\.mounts\.0\.source: mounts your home folder/);
     expect(r.err).toMatch(/servers\.a\.mounts\.1\.source: mounts ~\/\.ssh/);
+  });
+
+  it("refuses it when the link's text, taken as text, leads nowhere (e/../../../x: the walk fails, the kernel does not)", () => {
+    const p = project([{ source: "./sock", target: "/engine" }], []);
+    const name = `${path.basename(p.t)}-engine`; // as text the link lands beside <t>, where nothing has this name
+    const engine = path.join(p.t, name);
+    fs.mkdirSync(path.join(engine, "sub", "d"), { recursive: true });
+    fs.symlinkSync(path.join(engine, "sub", "d"), path.join(p.dir, "e"));
+    fs.symlinkSync(`e/../../../${name}`, path.join(p.dir, "sock")); // the kernel: d/../../.. is <t>, then <name>
+    fs.writeFileSync(path.join(engine, "docker.sock"), "");
+    expect(kernelView(p, "sock")).toBe(engine);
+    expect(() => fs.realpathSync(path.join(p.dir, "sock"))).toThrow(); // Node's walk: <t>/../<name>, missing
+    const r = validate(p, { DOCKER_HOST: `unix://${path.join(engine, "docker.sock")}` });
+    expect(r.code, r.err).toBe(1);
+    expect(r.err).toMatch(/servers\.a\.mounts\.0\.source: .*DOCKER_HOST socket/);
   });
 });
