@@ -2,7 +2,7 @@ import os from "node:os";
 import path from "node:path";
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
-import { checkRawConfig } from "./load.ts";
+import { checkRawConfig } from "./zod-check.ts";
 import { formatProblem, errorsOf, warningsOf } from "./problems.ts";
 import type { CheckEnv } from "./checks.ts";
 import { isRootUser, mountDanger } from "./checks.ts";

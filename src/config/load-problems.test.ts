@@ -1,6 +1,6 @@
 /** A server whose source is missing or half-given still has its policy checked: every problem shows at once. */
 import { describe, expect, it } from "vitest";
-import { checkRawConfig } from "./load.ts";
+import { checkRawConfig } from "./zod-check.ts";
 import { dotted } from "./problems.ts";
 import type { CheckEnv } from "./checks.ts";
 

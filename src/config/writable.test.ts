@@ -1,6 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkRawConfig } from "./load.ts";
+import { checkRawConfig } from "./zod-check.ts";
 import { errorsOf, formatProblem, warningsOf } from "./problems.ts";
 import type { CheckEnv } from "./checks.ts";
 import { writableDanger, type WritableEnv } from "./_writable.ts";

@@ -4,7 +4,8 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { checkRawConfig, displayPath, findConfigFile, loadConfigFile } from "../config/load.ts";
+import { displayPath, findConfigFile, loadConfigFile } from "../config/load.ts";
+import { checkRawConfig } from "../config/zod-check.ts";
 import { errorsOf, formatProblem, warningsOf } from "../config/problems.ts";
 import { DEFAULTS, resolveConfig, type ResolvedConfig } from "../config/resolve.ts";
 import { runtimeNeeds } from "../config/_runtime-checks.ts";

@@ -1,6 +1,6 @@
 // network: { allow } and dangerous.allowAnyEgress through the real loader's checks and resolution (SPEC 2.2, 2.3).
 import { describe, expect, it } from "vitest";
-import { checkRawConfig } from "../config/load.ts";
+import { checkRawConfig } from "../config/zod-check.ts";
 import { formatProblem } from "../config/problems.ts";
 import { resolveConfig } from "../config/resolve.ts";
 import { UserConfigSchema } from "../config/schema.ts";

@@ -4,10 +4,8 @@
  * is removed. With --http it serves Streamable HTTP instead (4.9, src/http) and stdin plays no part: only a signal stops it.
  */
 import type { Context } from "../context.ts";
-import { checkRawConfigQuickly } from "../../config/quick-check.ts";
-import { displayPath, loadConfigFile, type LoadOptions } from "../../config/_file.ts";
-import { errorsOf, formatProblem, warningsOf } from "../../config/problems.ts";
-import { resolveConfig } from "../../config/resolve.ts";
+import { displayPath, loadConfig } from "../../config/load.ts";
+import { formatProblem } from "../../config/problems.ts";
 import { createGateway } from "../../gateway/start.ts";
 import type { Launcher } from "../../gateway/launcher.ts";
 import { pingEngineSocket } from "../../docker/engine-socket.ts";
@@ -81,7 +79,7 @@ async function startGateway(ctx: Context, names: string[], onLauncher: (launcher
   // engine's socket without dockerode, which only the first container start needs
   const engineUp = pingEngineSocket(async () => (await import("../../docker/engine.ts")).pingEngine());
   engineUp.catch(() => {});
-  const { file, config, warnings } = await loadServeConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
+  const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // the client sees each server's tools of its last run at once; a call waits for the server (issue 15)
   const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp, onLauncher });
@@ -91,26 +89,6 @@ async function startGateway(ctx: Context, names: string[], onLauncher: (launcher
     return undefined;
   });
   return { gateway, publication };
-}
-
-/**
- * config/load.ts's loadConfig (same checks, same errors), through validate's quick check: zod is loaded and the config
- * schema built only for a config the fast parser gives up on (one with problems). A nothing-cached start made them
- * before its first container (~25 ms CPU; zod itself loads later with the SDK), a cached one only to throw the schema
- * away (issue 15: start cost).
- */
-async function loadServeConfig(options: LoadOptions) {
-  const { file, raw } = await loadConfigFile(options);
-  const checked = await checkRawConfigQuickly(raw, file);
-  const errors = errorsOf(checked.problems);
-  if (errors.length > 0 || !checked.parsed) {
-    const shown = displayPath(file, options.cwd);
-    throw new McpboxError("config", `${shown} has ${errors.length} problem${errors.length === 1 ? "" : "s"}`, {
-      details: errors.map((p) => formatProblem(shown, p)),
-      hint: "run `mcpbox validate` to see them with warnings",
-    });
-  }
-  return { file, config: resolveConfig(checked.parsed, file), warnings: warningsOf(checked.problems) };
 }
 
 /** SIGINT, SIGTERM, or a bug (uncaught), from the first moment of serve. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkRawConfig } from "../../config/load.ts";
+import { checkRawConfig } from "../../config/zod-check.ts";
 import { formatProblem } from "../../config/problems.ts";
 import type { Discovery, EngineCandidate } from "../../docker/discover.ts";
 import { fileSharingOf } from "./validate.ts";
