@@ -73,7 +73,19 @@ function once<T>(f: (p: string) => T): (p: string) => T {
 // case as written, unless realpath(3) says another place; Windows keeps the walk (its native answer changes drive
 // forms; SECURITY.md, known limits)
 const realpathOf =
-  process.platform === "linux" ? fs.realpathSync.native : process.platform === "darwin" ? (p: string) => physicalOrWalk(fs.realpathSync(p), fs.realpathSync.native(p)) : fs.realpathSync;
+  process.platform === "linux" ? fs.realpathSync.native : process.platform === "darwin" ? darwinRealpath : fs.realpathSync;
+
+/** realpath(3) decides (it throws only for what the kernel cannot reach); the walk, which can throw where the kernel goes on, only lends its case. */
+function darwinRealpath(p: string): string {
+  const native = fs.realpathSync.native(p);
+  let walk: string;
+  try {
+    walk = fs.realpathSync(p);
+  } catch {
+    return native;
+  }
+  return physicalOrWalk(walk, native);
+}
 
 /** macOS: the JavaScript walk's answer when realpath(3) names the same place (they differ in case only), else realpath(3)'s. */
 export function physicalOrWalk(walk: string, native: string): string {
