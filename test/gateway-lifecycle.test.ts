@@ -68,7 +68,9 @@ describe("gateway lifecycle", () => {
     const [ev] = (await running(gw.pid)).filter((c) => c.Labels[LABEL.server] === "ev");
     const call = gw.client.callTool({ name: "ev__trigger-long-running-operation", arguments: { duration: 100, steps: 5 } }, undefined, { timeout: 300_000 });
     const outcome = call.then(() => "completed", (e: Error) => e.message);
-    await new Promise((r) => setTimeout(r, 500)); // the request is out; the server is working on it
+    // the server reads its stdin in order: once a call sent after the long one is answered, the long one has reached
+    // it (a fixed sleep lost that race on a loaded machine)
+    expect(text(await gw.client.callTool({ name: "ev__echo", arguments: { message: "after the long call" } }))).toContain("after the long call");
     await engine().getContainer(ev!.Id).kill();
     expect(await outcome).toMatch(/server ev is not available: .*it is being restarted/);
     expect(text(await gw.client.callTool({ name: "raw__echo", arguments: { text: "raw still answers" } }))).toContain("raw still answers");
