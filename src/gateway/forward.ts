@@ -48,7 +48,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
           },
         );
         if (changed) {
-          gw.options.listCache?.write(up.server, up.lists);
+          rememberLists(gw, up);
           announce(gw);
         }
       }
@@ -144,7 +144,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       });
       if (up.state === "running") {
         gw.failures.recovered(up.name);
-        gw.options.listCache?.write(up.server, up.lists);
+        rememberLists(gw, up);
         const l = up.lists;
         gw.options.log(`${up.name}: running (${l.tools.length} tools, ${l.prompts.length} prompts, ${l.resources.length} resources)`);
       } else if ((up.state === "failed" || up.state === "restarting") && error) {
@@ -276,6 +276,18 @@ export function broadcastLog(gw: Gateway, up: Upstream, params: Record<string, u
     told.add(c.waiter);
     void c.sendNotification(n).catch(() => {});
   }
+}
+
+/**
+ * Keeps a server's lists in the lists cache (a lazy server is listed from it), unless they hold a secret value it was
+ * given (SPEC 4.5: never written anywhere; catalog-cache.ts refuses the same): they are then only kept in memory.
+ */
+function rememberLists(gw: Gateway, up: Upstream): void {
+  const cache = gw.options.listCache;
+  if (!cache) return;
+  const text = JSON.stringify(up.lists);
+  if (gw.options.redact(text) !== text) return;
+  cache.write(up.server, up.lists);
 }
 
 /** Rebuilds the catalog and tells every client which lists changed. */
