@@ -3,14 +3,16 @@
  * 1. esbuild bundles src/cli/main.ts as ESM chunks (ink needs top-level await, so no CommonJS bundle).
  * 2. The chunks, templates/ and a manifest become SEA assets behind scripts/sea/launcher.cjs.
  * 3. A stripped copy of Node 24 gets the blob injected with postject. Skipped when nothing changed.
+ * 4. That binary compiles every chunk once (V8's compile cache); the binary is made again with the cache embedded.
  * Several builds may run at once (parallel `npm test`): each works in its own folder and renames its result in.
  * `--all` then also makes dist/mcpbox-<os>-<arch> for every platform and dist/SHA256SUMS (scripts/sea/cross.mjs).
  */
 import { createHash } from "node:crypto";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { crc32 } from "node:zlib";
 import { bundle } from "./sea/bundle.mjs";
 import { assetFiles } from "./sea/assets.mjs";
 
@@ -51,7 +53,7 @@ delete inputs["mcpbox/manifest.json"]; // written below, from the hash
 const SEA_OPTIONS = {
   disableExperimentalSEAWarning: true,
   useSnapshot: false,
-  useCodeCache: false, // breaks import() of the extracted chunks
+  useCodeCache: false, // the launcher's code only; the chunks have the compile cache below
   // V8 sizes its young generation for throughput: up to 2 x 16 MB committed that the gateway fills with short-lived
   // garbage (a heap snapshot after 20k calls holds no more than at start). With 1 MB, serve with 10 servers: 136 -> 105 MB
   // at start and +11 MB instead of +25 MB after 20k calls, at the same calls/s (issue 15)
@@ -64,32 +66,78 @@ if (upToDate(hash)) {
   await buildAllIfAsked();
   process.exit(0);
 }
-// the launcher compares each extracted chunk it loads with the embedded one (no hashes needed)
-fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ hash, version, entry, files }));
-
-const blob = path.join(work, "sea-prep.blob");
-const seaConfig = path.join(work, "sea-config.json");
-fs.writeFileSync(
-  seaConfig,
-  JSON.stringify({
-    main: path.join(root, "scripts/sea/launcher.cjs"),
-    output: blob,
-    ...SEA_OPTIONS,
-    assets,
-  }),
-);
-quiet(nodeBin, ["--experimental-sea-config", seaConfig]);
-log("wrote the SEA blob");
-
+const manifest = { hash, version, entry, files };
+fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify(manifest));
 fs.mkdirSync(path.dirname(out), { recursive: true });
-fs.copyFileSync(strippedNode(), tmp);
-fs.chmodSync(tmp, 0o755);
-quiet(nodeBin, [path.join(root, "node_modules/postject/dist/cli.js"), tmp, "NODE_SEA_BLOB", blob, "--sentinel-fuse", FUSE]);
+writeBinary(assets, tmp);
+log("wrote the SEA blob and the binary");
+// V8's compile cache of every chunk, made by the binary just written (the same Node, V8 flags and chunk URLs as
+// every run of it), then embedded beside the chunks: a fresh home starts with it (scripts/sea/launcher.cjs)
+const compiled = precompile(tmp);
+if (compiled) {
+  for (const [name, file] of Object.entries(compiled.files)) assets[`mcpbox/compile/${name}`] = file;
+  fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ ...manifest, compile: { tag: compiled.tag, entries: compiled.entries } }));
+  writeBinary(assets, tmp);
+  log(`embedded the compile cache of ${Object.keys(compiled.entries).length} chunks (${(compiled.bytes / 1e6).toFixed(1)} MB)`);
+}
 const written = fs.statSync(tmp);
 fs.renameSync(tmp, out);
 fs.writeFileSync(stamp, stampOf(hash, written));
 log(`wrote dist/mcpbox ${(written.size / 1e6).toFixed(1)} MB, build ${hash}`);
 await buildAllIfAsked();
+
+/** The SEA blob of these assets behind the launcher, injected into a copy of the stripped Node at `file`. */
+function writeBinary(assetMap, file) {
+  const blob = path.join(work, "sea-prep.blob");
+  const seaConfig = path.join(work, "sea-config.json");
+  fs.writeFileSync(seaConfig, JSON.stringify({ main: path.join(root, "scripts/sea/launcher.cjs"), output: blob, ...SEA_OPTIONS, assets: assetMap }));
+  quiet(nodeBin, ["--experimental-sea-config", seaConfig]);
+  fs.copyFileSync(strippedNode(), file);
+  fs.chmodSync(file, 0o755);
+  quiet(nodeBin, [path.join(root, "node_modules/postject/dist/cli.js"), file, "NODE_SEA_BLOB", blob, "--sentinel-fuse", FUSE]);
+}
+
+/**
+ * Runs the binary once in a temporary home with MCPBOX_SEA_PRECOMPILE=1 (the launcher compiles every chunk, runs
+ * none) and returns Node's compile-cache entries: the tag of their folder without its uid, the entry of each chunk
+ * (Node names an ESM entry by the CRC-32 of its type byte 1 and the module's URL, here the launcher's fixed
+ * file:///mcpbox/<build>/<chunk>) and the files. Undefined where Node names the folder without a uid (Windows).
+ * Fails the build when the names no longer match, rather than shipping a cache no start would use.
+ */
+function precompile(bin) {
+  if (typeof process.getuid !== "function") return undefined;
+  const home = path.join(work, "home");
+  // a clean environment: NODE_OPTIONS flags would change the V8 flags hash, hence the folder (no user run has them)
+  const r = spawnSync(bin, [], { env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: work, MCPBOX_HOME: home, MCPBOX_SEA_PRECOMPILE: "1" }, encoding: "utf8", timeout: 120_000 });
+  if (r.status !== 0) fail(`precompiling the chunks failed (exit ${r.status}): ${r.stderr || r.error}`);
+  const cacheDir = path.join(home, "cache", "compile");
+  const tags = fs.readdirSync(cacheDir);
+  const suffix = `-${process.getuid()}`;
+  if (tags.length !== 1 || !tags[0].endsWith(suffix)) fail(`unexpected compile cache folders: ${tags.join(", ")}`);
+  const folder = path.join(cacheDir, tags[0]);
+  const made = new Set(fs.readdirSync(folder));
+  const chunks = files.filter((f) => f.endsWith(".mjs"));
+  const entries = {};
+  const found = {};
+  let bytes = 0;
+  for (const f of chunks) {
+    const key = crc32(`file:///mcpbox/${hash}/${f}`, crc32(Buffer.from([1]))).toString(16);
+    const name = made.has(key) ? key : made.has(key.padStart(8, "0")) ? key.padStart(8, "0") : undefined;
+    if (!name) continue;
+    entries[f] = name;
+    found[name] = path.join(folder, name);
+    bytes += fs.statSync(found[name]).size;
+  }
+  if (!entries[entry] || Object.keys(entries).length < chunks.length * 0.9) {
+    fail(`the compile cache has entries for ${Object.keys(entries).length} of ${chunks.length} chunks: Node's entry names changed? (scripts/build.mjs precompile)`);
+  }
+  return { tag: tags[0].slice(0, -suffix.length), entries, files: found, bytes };
+}
+
+function fail(message) {
+  process.stderr.write(`build: ${message}\n`);
+  process.exit(1);
+}
 
 async function buildAllIfAsked() {
   if (!all) return;

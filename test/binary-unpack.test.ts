@@ -1,94 +1,222 @@
 /**
- * dist/mcpbox's unpacked chunks ($MCPBOX_HOME/cache/bin/<build>/, scripts/sea/launcher.cjs): what is missing or not a
- * regular file under a chunk's name is written again before the program loads, and a chunk changed in the cache is
- * never run (its embedded original runs and is written back).
+ * dist/mcpbox runs its chunks from the binary itself (scripts/sea/launcher.cjs): a fresh home gets no chunk files,
+ * nothing planted on disk is ever run as a chunk (where earlier builds unpacked them, nor at the very path of a
+ * chunk's URL), and the compile cache embedded at build time is what a fresh home starts with: every entry accepted
+ * by V8, none compiled again. A compile-cache entry made for other code under a chunk's URL is rejected; a cache
+ * folder of another user is refused.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chownTo, removeTree } from "./helpers/owner.ts";
 
-const DIST = path.join(path.resolve(import.meta.dirname, ".."), "dist", "mcpbox");
+const REPO = path.resolve(import.meta.dirname, "..");
+const DIST = path.join(REPO, "dist", "mcpbox");
+const NODE = path.join(REPO, "node_modules", ".bin", "node");
 let tmp: string;
+let manifest: { hash: string; entry: string; files: string[]; compile?: { tag: string; entries: Record<string, string> } };
 
-function run(home: string, args = ["--help"]) {
-  const r = spawnSync(DIST, args, { cwd: tmp, env: { PATH: "/nonexistent", HOME: tmp, MCPBOX_HOME: home, TMPDIR: tmp, NO_COLOR: "1" }, encoding: "utf8", timeout: 60_000 });
+function run(home: string, args = ["--help"], extra: Record<string, string> = {}) {
+  const r = spawnSync(DIST, args, {
+    cwd: path.join(tmp, "project"),
+    env: { PATH: "/nonexistent", HOME: tmp, MCPBOX_HOME: home, TMPDIR: path.join(tmp, "tmpdir"), NO_COLOR: "1", ...extra },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
   if (r.error) throw r.error;
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A home whose cache holds one unpacked build; returns that build's folder. */
-function unpacked(name: string): { home: string; build: string } {
-  const home = path.join(tmp, name);
-  expect(run(home).code).toBe(0);
-  const root = path.join(home, "cache", "bin");
-  const [hash] = fs.readdirSync(root).filter((n) => !n.startsWith("."));
-  return { home, build: path.join(root, hash!) };
+/** Node's own account of its compile cache (NODE_DEBUG_NATIVE=COMPILE_CACHE), one line per event. */
+function cacheLog(home: string, args: string[]) {
+  const r = run(home, args, { NODE_DEBUG_NATIVE: "COMPILE_CACHE" });
+  const lines = r.stderr.split("\n").filter((l) => l.startsWith("[compile cache]"));
+  const of = (what: RegExp) => lines.filter((l) => what.test(l));
+  return { ...r, accepted: of(/was accepted/), missed: of(/was not initialized|was rejected|mismatch|failed/), written: of(/^\[compile cache\] writing cache/) };
 }
 
-const aChunk = (build: string) => path.join(build, "chunks", fs.readdirSync(path.join(build, "chunks")).sort()[0]!);
+/** The manifest the build embedded (plain JSON in the binary, beginning with the build's hash). */
+function readManifest() {
+  const hash = fs.readFileSync(path.join(REPO, "dist", ".mcpbox.hash"), "utf8").split(" ")[0]!;
+  const bin = fs.readFileSync(DIST);
+  const at = bin.indexOf(`{"hash":"${hash}"`);
+  expect(at).toBeGreaterThanOrEqual(0);
+  let depth = 0;
+  let end = at;
+  for (; end < bin.length; end++) {
+    if (bin[end] === 0x7b) depth++;
+    else if (bin[end] === 0x7d && --depth === 0) break;
+  }
+  return JSON.parse(bin.subarray(at, end + 1).toString("utf8"));
+}
+
+const payload = (marker: string) => `import __fs from "node:fs"; __fs.appendFileSync(${JSON.stringify(marker)}, "ran\\n");\n`;
+
+/** Every file under dir, relative to it. */
+function filesUnder(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return (fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[]).filter((e) => !e.isDirectory()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
 
 beforeAll(() => {
   if (!fs.existsSync(DIST)) throw new Error("dist/mcpbox does not exist: run `npm run build` first");
   tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-unpack-")));
+  fs.mkdirSync(path.join(tmp, "tmpdir"));
+  fs.mkdirSync(path.join(tmp, "project"));
+  fs.writeFileSync(path.join(tmp, "project", "sandbox.config.json"), JSON.stringify({ servers: { a: { image: "alpine:3" } } }));
+  manifest = readManifest();
 });
 
-afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+afterAll(() => removeTree(tmp));
 
-describe("unpacked chunks", () => {
-  it("a chunk replaced by a dangling link is written again as a regular file", () => {
-    const { home, build } = unpacked("link");
-    const chunk = aChunk(build);
-    const original = fs.readFileSync(chunk);
-    fs.rmSync(chunk);
-    fs.symlinkSync(path.join(tmp, "nowhere.mjs"), chunk);
-    const r = run(home);
+describe("chunks run from the binary", () => {
+  it("a fresh home gets no chunk file, only compile-cache entries, and nothing goes to the temp folder", () => {
+    const home = path.join(tmp, "fresh");
+    const r = run(home, ["validate"]);
     expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
-    expect(fs.lstatSync(chunk).isFile()).toBe(true);
-    expect(fs.readFileSync(chunk).equals(original)).toBe(true);
+    expect(r.stdout).toMatch(/is valid/);
+    expect(fs.existsSync(path.join(home, "cache", "bin"))).toBe(false);
+    const files = filesUnder(home);
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(f).toMatch(/^cache\/compile\/v\d+\.\d+\.\d+-[a-z0-9]+-[0-9a-f]+-\d+\/[0-9a-f]+$/);
+    expect(fs.readdirSync(path.join(tmp, "tmpdir"))).toEqual([]);
   });
 
-  it("the entry chunk deleted is written again", () => {
-    const { home, build } = unpacked("entry");
-    const entry = path.join(build, "main.mjs");
+  it("chunks planted where earlier builds unpacked them (cache/bin/<this build>) are never run", () => {
+    const home = path.join(tmp, "planted");
+    const marker = path.join(tmp, "planted-ran");
+    const build = path.join(home, "cache", "bin", manifest.hash);
+    for (const f of manifest.files) {
+      fs.mkdirSync(path.dirname(path.join(build, f)), { recursive: true, mode: 0o700 });
+      fs.writeFileSync(path.join(build, f), payload(marker));
+    }
+    fs.chmodSync(home, 0o700);
+    fs.chmodSync(path.join(home, "cache"), 0o700);
+    for (const args of [["--help"], ["validate"], ["schema"]]) {
+      const r = run(home, args);
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(fs.existsSync(marker)).toBe(false);
+  });
+
+  // the URL each chunk runs under names a path (file:///mcpbox/<build>/...); the load hook never reads it
+  it("files at the very path of the chunks' URLs are never run", (ctx) => {
+    const virtual = "/mcpbox";
+    if (fs.existsSync(virtual)) return ctx.skip(); // someone else's: not touched
+    try {
+      fs.mkdirSync(virtual);
+    } catch {
+      return ctx.skip(); // not root: only root could plant there anyway
+    }
+    try {
+      const marker = path.join(tmp, "virtual-ran");
+      for (const f of manifest.files) {
+        const p = path.join(virtual, manifest.hash, f);
+        fs.mkdirSync(path.dirname(p), { recursive: true });
+        fs.writeFileSync(p, payload(marker));
+      }
+      const r = run(path.join(tmp, "virtual-home"), ["validate"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/is valid/);
+      expect(fs.existsSync(marker)).toBe(false);
+    } finally {
+      fs.rmSync(virtual, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the compile cache made at build time", () => {
+  it("is embedded for every chunk", () => {
+    const chunks = manifest.files.filter((f) => f.endsWith(".mjs"));
+    expect(manifest.compile).toBeDefined();
+    expect(Object.keys(manifest.compile!.entries).sort()).toEqual(chunks.sort());
+  });
+
+  it("is accepted by V8 on a fresh home: no chunk compiled from scratch, none written back", () => {
+    for (const args of [["--help"], ["validate"]]) {
+      const home = path.join(tmp, `accepted-${args[0]!.replace(/\W/g, "")}`);
+      const log = cacheLog(home, args);
+      expect(log.code, log.stderr).toBe(0);
+      expect(log.accepted.length).toBeGreaterThan(5);
+      expect(log.missed.filter((l) => l.includes("file:///mcpbox/"))).toEqual([]);
+      expect(log.written).toEqual([]);
+    }
+  });
+
+  it("an entry deleted from the cache is written again before its chunk loads", () => {
+    const home = path.join(tmp, "deleted");
+    expect(run(home).code).toBe(0);
+    const folder = path.join(home, "cache", "compile", `${manifest.compile!.tag}-${process.getuid!()}`);
+    const entry = path.join(folder, manifest.compile!.entries[manifest.entry]!);
     const original = fs.readFileSync(entry);
     fs.rmSync(entry);
-    const r = run(home);
-    expect(r.stderr).toBe("");
-    expect(r.code).toBe(0);
+    const log = cacheLog(home, ["--help"]);
+    expect(log.code).toBe(0);
+    expect(log.missed.filter((l) => l.includes("file:///mcpbox/"))).toEqual([]);
     expect(fs.readFileSync(entry).equals(original)).toBe(true);
   });
 
-  it("a changed entry chunk is never run: the embedded one runs and is written back", () => {
-    const { home, build } = unpacked("changed");
-    const entry = path.join(build, "main.mjs");
-    const original = fs.readFileSync(entry);
-    fs.writeFileSync(entry, `process.stdout.write("PLANTED\\n");\n${original}`);
-    const r = run(home);
-    expect(r.code).toBe(0);
-    expect(r.stdout).not.toContain("PLANTED");
-    expect(r.stdout).toMatch(/serve/);
-    expect(fs.readFileSync(entry).equals(original)).toBe(true);
+  // an entry is V8 code: one for other code under a chunk's URL must not run in its place. Made here with the same
+  // Node and flags (so its folder, version and flags hash match): Node's check of the source it was made from
+  // rejects it, the chunk is compiled from the embedded source and its entry replaced
+  it("an entry made for other code under a chunk's URL is rejected and never runs", () => {
+    const home = path.join(tmp, "forged");
+    const marker = path.join(tmp, "forged-ran");
+    fs.mkdirSync(path.join(home, "cache", "compile"), { recursive: true, mode: 0o700 });
+    const url = `file:///mcpbox/${manifest.hash}/${manifest.entry}`;
+    const forge = [
+      'const mod = require("node:module");',
+      `const url = ${JSON.stringify(url)}, source = ${JSON.stringify(payload(marker))};`,
+      'mod.registerHooks({ resolve: (s, c, n) => (s === url ? { url, format: "module", shortCircuit: true } : n(s, c)), load: (u, c, n) => (u === url ? { format: "module", source, shortCircuit: true } : n(u, c)) });',
+      `mod.enableCompileCache(${JSON.stringify(path.join(home, "cache", "compile"))});`,
+      "import(url);",
+    ].join("\n");
+    const made = spawnSync(NODE, ["-e", forge], { encoding: "utf8", env: { PATH: process.env.PATH } });
+    expect(made.status, made.stderr).toBe(0);
+    expect(fs.readFileSync(marker, "utf8")).toBe("ran\n"); // the forged entry is real: it ran where it was made
+    fs.rmSync(marker);
+    const entry = path.join(home, "cache", "compile", `${manifest.compile!.tag}-${process.getuid!()}`, manifest.compile!.entries[manifest.entry]!);
+    const forged = fs.readFileSync(entry);
+
+    const log = cacheLog(home, ["validate"]);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toMatch(/is valid/);
+    expect(log.missed.some((l) => l.includes(url))).toBe(true);
+    expect(fs.existsSync(marker)).toBe(false);
+    expect(fs.readFileSync(entry).equals(forged)).toBe(false); // Node wrote the real one at exit
+    expect(run(home, ["validate"]).code).toBe(0);
+    expect(fs.existsSync(marker)).toBe(false);
   });
 
-  // the check is in the module loader's hooks: the chunks the entry imports statically and the ones a command loads
-  // later by import() go through it, not the entry alone
-  it("changed chunks are never run, whether the entry imports them statically or a command loads them later", () => {
-    const { home, build } = unpacked("chunks");
-    const entry = fs.readFileSync(path.join(build, "main.mjs"), "utf8");
-    const staticChunks = [...entry.matchAll(/from"\.\/(chunks\/[^"]+)"/g)].map((m) => path.join(build, m[1]!));
-    expect(staticChunks.length).toBeGreaterThan(0);
-    const all = fs.readdirSync(path.join(build, "chunks")).map((f) => path.join(build, "chunks", f));
-    const originals = new Map(all.map((f) => [f, fs.readFileSync(f)]));
-    for (const f of all) fs.writeFileSync(f, `process.stdout.write("PLANTED\\n");\n${originals.get(f)}`);
-    fs.mkdirSync(path.join(tmp, "project"), { recursive: true });
-    fs.writeFileSync(path.join(tmp, "project", "sandbox.config.json"), JSON.stringify({ servers: { a: { image: "alpine:3" } } }));
-    const r = spawnSync(DIST, ["validate"], { cwd: path.join(tmp, "project"), env: { PATH: "/nonexistent", HOME: tmp, MCPBOX_HOME: home, TMPDIR: tmp, NO_COLOR: "1" }, encoding: "utf8", timeout: 60_000 });
-    expect(r.stdout + r.stderr).not.toContain("PLANTED");
-    expect(r.stdout).toMatch(/is valid/);
-    expect(r.status).toBe(0);
-    for (const f of staticChunks) expect(fs.readFileSync(f).equals(originals.get(f)!)).toBe(true);
+  it("refuses a compile-cache folder that another user owns", () => {
+    const home = path.join(tmp, "foreign");
+    fs.mkdirSync(path.join(home, "cache", "compile"), { recursive: true, mode: 0o700 });
+    chownTo(path.join(home, "cache", "compile"), 4242);
+    const r = run(home);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`${path.join(home, "cache", "compile")} is owned by uid 4242, not by you (uid ${process.getuid!()})`);
+  });
+});
+
+describe("the chunk folders of earlier builds ($MCPBOX_HOME/cache/bin)", () => {
+  it("are removed after 30 days unused at this build's first start, the recent ones kept; cache/bin goes once empty", () => {
+    const home = path.join(tmp, "prune");
+    const bin = path.join(home, "cache", "bin");
+    const old = path.join(bin, "0123456789abcdef");
+    const recent = path.join(bin, "fedcba9876543210");
+    for (const d of [old, recent]) fs.mkdirSync(path.join(d, "chunks"), { recursive: true, mode: 0o700 });
+    for (const d of [home, path.join(home, "cache"), bin]) fs.chmodSync(d, 0o700);
+    const monthAgo = new Date(Date.now() - 31 * 86_400_000);
+    fs.utimesSync(old, monthAgo, monthAgo);
+    expect(run(home).code).toBe(0);
+    expect(fs.readdirSync(bin)).toEqual(["fedcba9876543210"]);
+    fs.utimesSync(recent, monthAgo, monthAgo);
+    expect(run(home).code).toBe(0); // not this build's first start here: no housekeeping
+    expect(fs.existsSync(recent)).toBe(true);
+    fs.rmSync(path.join(home, "cache", "compile"), { recursive: true });
+    expect(run(home).code).toBe(0);
+    expect(fs.existsSync(bin)).toBe(false);
   });
 });

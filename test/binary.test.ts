@@ -156,8 +156,8 @@ describe("bad configs through the binary", () => {
   }
 });
 
-describe("unpacking", () => {
-  it("two processes starting at once with an empty cache both run, leaving one complete folder", async () => {
+describe("the launcher's home", () => {
+  it("three processes starting at once on an empty home all run, leaving one compile-cache folder and no chunk files", async () => {
     const mcpboxHome = path.join(tmp, "race-home");
     const start = () =>
       new Promise<number | null>((resolve) => {
@@ -165,25 +165,17 @@ describe("unpacking", () => {
         child.on("close", resolve);
       });
     expect(await Promise.all([start(), start(), start()])).toEqual([0, 0, 0]);
-    const entries = fs.readdirSync(path.join(mcpboxHome, "cache", "bin"));
+    expect(fs.readdirSync(path.join(mcpboxHome, "cache"))).toEqual(["compile"]);
+    const entries = fs.readdirSync(path.join(mcpboxHome, "cache", "compile"));
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatch(/^[0-9a-f]{16}$/);
-  });
-
-  it("unpacks again when a chunk of an unpacked build was deleted", () => {
-    const mcpboxHome = path.join(tmp, "damaged-home");
-    expect(run(["--help"], tmp, { MCPBOX_HOME: mcpboxHome }).code).toBe(0);
-    const [hash] = fs.readdirSync(path.join(mcpboxHome, "cache", "bin"));
-    const chunks = path.join(mcpboxHome, "cache", "bin", hash!, "chunks");
-    for (const f of fs.readdirSync(chunks)) fs.rmSync(path.join(chunks, f));
-    const dir = project("damaged", GOOD_CONFIG, ["data", "cache"]);
+    expect(entries[0]).toMatch(/^v\d+\.\d+\.\d+-/);
+    const dir = project("race", GOOD_CONFIG, ["data", "cache"]);
     const r = run(["validate"], dir, { MCPBOX_HOME: mcpboxHome });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    expect(fs.readdirSync(chunks).length).toBeGreaterThan(0);
   });
 
-  it("falls back to a fresh private temp folder (mkdtemp), removed at exit, when MCPBOX_HOME cannot be written", () => {
+  it("runs without writing anything (no temp folder either) when MCPBOX_HOME cannot be written", () => {
     const blocker = path.join(tmp, "not-a-folder");
     fs.writeFileSync(blocker, "");
     const tmpdir = path.join(tmp, "fallback-tmp");

@@ -225,8 +225,8 @@ function lazyEngineExtras() {
 }
 
 /**
- * V8's code cache (the launcher enables Node's compile cache beside the chunks) holds what was compiled when a module
- * was: its top level and the functions V8 compiles eagerly, not the functions that run later, so every one of those
+ * V8's code cache (Node's compile cache, made at build time and embedded: scripts/build.mjs) holds what was compiled
+ * when a module was: its top level and the functions V8 compiles eagerly, not the functions that run later, so every one of those
  * was parsed and compiled again at every start: 38 of validate's 242 M instructions (callgrind, issue 15). V8 compiles a
  * function literal in parentheses eagerly (its "PIFE" heuristic), so the chunks every start runs (the command line,
  * the config and its checks) get their function expressions and arrows parenthesized: the code cache then holds them.

@@ -1,44 +1,40 @@
 /**
  * The single executable's main script (CommonJS, builtins only). The program itself is an ESM code-split bundle
- * stored as SEA assets; it is extracted once per build hash into $MCPBOX_HOME/cache/bin/<hash>/ and imported from
- * there, because a SEA main script cannot import ESM from memory. Each chunk is compared, as it is loaded, with its
- * copy embedded in the binary, so a changed file in the cache is never run (verifyChunks).
+ * stored as SEA assets, and it is run from there: module.registerHooks gives each chunk a fixed URL of this build
+ * (file:///mcpbox/<build>/..., the same on every machine and in every home: nothing there exists on disk) and its
+ * load hook hands Node the embedded bytes themselves, so no chunk is ever read from a file (nothing written on disk
+ * can be run as a chunk) and a fresh home writes none. V8's compile cache is made at build time for every chunk and
+ * embedded too (scripts/build.mjs): a chunk's entry is written into $MCPBOX_HOME/cache/compile just before its first
+ * load in a home, so a first start compiles no more than a warm one.
  */
 "use strict";
 const fs = require("node:fs");
 const os = require("node:os");
 const path = require("node:path");
 const sea = require("node:sea");
-const { pathToFileURL } = require("node:url");
 
 const manifest = JSON.parse(sea.getAsset("mcpbox/manifest.json", "utf8"));
 const DAY = 24 * 3600 * 1000;
+const PRECOMPILE = "precompile.mjs"; // the module of MCPBOX_SEA_PRECOMPILE (runPrecompile), not a chunk
+const NOT_EXPORTED = "__mcpboxNotExported";
 
 const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
 // Windows has no owner uid nor mode bits in stat (every folder reads 0666/0777): its ACLs keep %USERPROFILE% private
 const posixModes = process.platform !== "win32";
 
-/** The folder holding this build's chunks, extracted (or a missing chunk written again) first; verifyChunks checks them. */
-function programDir() {
-  const root = homeCacheRoot();
-  if (root) {
-    try {
-      const dir = path.join(root, manifest.hash);
-      if (!fs.existsSync(dir)) {
-        extract(root, dir);
-        prune(root);
-      }
-      repair(dir);
-      return markUsed(dir);
-    } catch {
-      // a home that cannot be written (read-only, full): a private folder of this run instead
-    }
-  }
-  return tempProgramDir();
+/**
+ * The URL under which this build's chunks run: fixed per build (its hash), so the compile cache made at build time
+ * has the same keys everywhere; an absolute path on this platform (fileURLToPath(import.meta.url) works in every chunk)
+ * that nothing reads: the load hook below answers for it.
+ */
+function baseURL() {
+  const drive = path.parse(process.execPath).root.slice(0, 2);
+  const root = process.platform !== "win32" ? "/" : /^[A-Za-z]:$/.test(drive) ? `/${drive}/` : "/C:/";
+  return `file://${root}mcpbox/${manifest.hash}/`;
 }
 
 /**
- * $MCPBOX_HOME/cache/bin, each folder made 0700 and checked as src/home.ts checks them (this runs before that code
+ * $MCPBOX_HOME/cache, each folder made 0700 and checked as src/home.ts checks them (this runs before that code
  * is loaded): another user's folder, or one others can write, is refused. Undefined when it cannot be made.
  */
 function homeCacheRoot() {
@@ -48,24 +44,32 @@ function homeCacheRoot() {
   } catch {
     return undefined; // no home folder (a uid without a passwd entry, in a container)
   }
-  const what = ["$MCPBOX_HOME", "mcpbox's folder", "mcpbox's folder"];
-  const parts = [dir, path.join(dir, "cache"), path.join(dir, "cache", "bin")];
+  const what = ["$MCPBOX_HOME", "mcpbox's folder"];
+  const parts = [dir, path.join(dir, "cache")];
   for (let i = 0; i < parts.length; i++) if (!privateFolder(parts[i], what[i])) return undefined;
-  return parts[2];
+  return parts[1];
 }
 
 /** True when dir is (now) a private folder of this user; false when it cannot be made; throws when it is untrusted. */
-function privateFolder(dir, what) {
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (e) {
-    if (e.code !== "EEXIST") return false;
+function privateFolder(dir, what, make = true) {
+  if (make) {
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      if (e.code !== "EEXIST") return false;
+    }
   }
   const yours = "set MCPBOX_HOME (or audit.path) to a folder of your own";
   const refuse = (why, fix) => {
     throw Object.assign(new Error(`${what} ${dir} ${why}`), { untrusted: true, hint: fix });
   };
-  const link = fs.lstatSync(dir);
+  let link;
+  try {
+    link = fs.lstatSync(dir);
+  } catch (e) {
+    if (!make && e.code === "ENOENT") return false;
+    throw e;
+  }
   if (link.isSymbolicLink() && uid !== undefined && link.uid !== uid && link.uid !== 0) {
     refuse(`is a symbolic link owned by uid ${link.uid}, not by you (uid ${uid})`, `remove the link, or ${yours}`);
   }
@@ -87,167 +91,98 @@ function privateFolder(dir, what) {
 }
 
 /**
- * No usable home: a fresh folder from mkdtemp (never a name someone could have taken first), removed at exit.
- * Folders that killed runs left behind are removed after a day.
+ * Runs every chunk from the binary: URLs under `base` resolve (relative imports between chunks included) to `base`
+ * alone and load the embedded bytes, never a file; a URL under `base` that is not a chunk of this build is refused.
+ * `seed` (the compile-cache folder of this Node, V8 and uid): a chunk's entry embedded at build time is written
+ * there, exclusively (an entry already there is left as it is), just before the chunk is compiled.
  */
-function tempProgramDir() {
-  const tmp = os.tmpdir();
-  pruneTemp(tmp);
-  const base = fs.mkdtempSync(path.join(tmp, "mcpbox-sea-"));
-  process.on("exit", () => fs.rmSync(base, { recursive: true, force: true }));
-  const root = path.join(base, "bin");
-  const dir = path.join(root, manifest.hash);
-  extract(root, dir);
-  repair(dir);
-  return dir;
-}
-
-function pruneTemp(tmp) {
-  try {
-    for (const name of fs.readdirSync(tmp)) {
-      if (!/^mcpbox-sea-[A-Za-z0-9]{6}$/.test(name)) continue;
-      const st = fs.lstatSync(path.join(tmp, name));
-      if (st.isDirectory() && st.uid === uid && Date.now() - st.mtimeMs > DAY) fs.rmSync(path.join(tmp, name), { recursive: true, force: true });
-    }
-  } catch {
-    // only housekeeping
-  }
-}
-
-/**
- * Writes again (temp file + rename: a reader sees the old file or the new one) every chunk that is missing. One
- * readdir per folder of the build (two) instead of a stat per chunk (80-odd, ~2 ms of every start, issue 15): a
- * regular file of the name is there, as existsSync said; anything else under the name (a link, a folder) is still
- * asked of existsSync, as before.
- */
-function repair(dir) {
-  const listed = new Map(); // folder of the build -> the names of its regular files, or undefined when it is unreadable
-  for (const file of manifest.files) {
-    const slash = file.lastIndexOf("/");
-    const folder = slash < 0 ? "" : file.slice(0, slash);
-    if (!listed.has(folder)) listed.set(folder, regularFiles(path.join(dir, folder)));
-    const names = listed.get(folder);
-    if (names && names.has(file.slice(slash + 1))) continue;
-    if (!fs.existsSync(path.join(dir, file))) rewrite(dir, file);
-  }
-}
-
-/** The names of the regular files in a folder (a Set), or undefined when it cannot be read. */
-function regularFiles(folder) {
-  try {
-    const names = new Set();
-    for (const e of fs.readdirSync(folder, { withFileTypes: true })) if (e.isFile()) names.add(e.name);
-    return names;
-  } catch {
-    return undefined;
-  }
-}
-
-function rewrite(dir, file) {
-  const target = path.join(dir, file);
-  fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-  // node:crypto only here: loading it costs every start about 8 ms (issue 15)
-  const tmp = path.join(path.dirname(target), `.${path.basename(file)}.${require("node:crypto").randomBytes(6).toString("hex")}.tmp`);
-  try {
-    fs.writeFileSync(tmp, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), { flag: "wx", mode: 0o600 });
-    fs.renameSync(tmp, target);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
-}
-
-/**
- * Every chunk is compared, as it is loaded, with its original embedded in the binary (a memcmp; hashing it needed
- * node:crypto, whose loading alone cost more than the whole comparison): the bytes checked are the bytes compiled.
- * A changed chunk is never run: its embedded original is compiled instead and written back for the next start.
- */
-function verifyChunks(dir) {
+function loadFromBinary(base, seed, extra) {
   const mod = require("node:module");
   const files = new Set(manifest.files);
-  const base = pathToFileURL(fs.realpathSync(dir)).href + "/"; // the URLs Node resolves to
+  const entries = (seed && manifest.compile && manifest.compile.entries) || {};
+  const ours = (specifier, parent) => {
+    const url = specifier.startsWith(base) ? specifier : parent && parent.startsWith(base) && /^\.\.?\//.test(specifier) ? new URL(specifier, parent).href : undefined;
+    return url && url.startsWith(base) ? url : undefined;
+  };
   mod.registerHooks({
-    // chunks import each other by relative paths: resolved here without Node's realpath, so a chunk replaced by a
-    // link to a file elsewhere still has a URL under `base` and is checked below
     resolve(specifier, context, nextResolve) {
-      const parent = context.parentURL;
-      const url = specifier.startsWith(base) ? specifier : parent && parent.startsWith(base) && /^\.\.?\//.test(specifier) ? new URL(specifier, parent).href : undefined;
-      if (url && url.startsWith(base)) return { url, format: "module", shortCircuit: true };
+      const url = ours(specifier, context.parentURL);
+      if (url) return { url, format: "module", shortCircuit: true };
       return nextResolve(specifier, context);
     },
     load(url, context, nextLoad) {
-      const result = nextLoad(url, context);
-      if (!url.startsWith(base)) return result;
+      if (!url.startsWith(base)) return nextLoad(url, context);
       const file = decodeURIComponent(url.slice(base.length).split(/[?#]/)[0]);
+      if (extra && file === extra.file) return { format: "module", source: extra.source, shortCircuit: true };
       if (!files.has(file)) throw new Error(`${url} is not part of this build of mcpbox`);
-      const embedded = Buffer.from(sea.getRawAsset(`mcpbox/app/${file}`));
-      const loaded = typeof result.source === "string" ? Buffer.from(result.source) : Buffer.from(result.source.buffer, result.source.byteOffset, result.source.byteLength);
-      if (embedded.equals(loaded)) return result;
-      try {
-        rewrite(dir, file);
-      } catch {
-        // the embedded chunk runs anyway; the next start tries again
-      }
-      return { ...result, source: embedded };
+      const name = entries[file];
+      if (name) writeEntry(seed, name);
+      return { format: "module", source: new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), shortCircuit: true };
     },
   });
-  return base;
+  // Hooks the program registers later run before these (the config loader's, src/config/_import.ts, which checks
+  // every file: URL loaded while a config loads, and would look for a chunk loaded meanwhile, jiti's, on disk): they
+  // see every module but the chunks, which no file holds. Exactly the URLs answered above pass them by.
+  const register = mod.registerHooks;
+  mod.registerHooks = function registerHooks(hooks) {
+    const wrapped = { ...hooks };
+    if (hooks.resolve) wrapped.resolve = (s, c, next) => (ours(s, c.parentURL) ? next(s, c) : hooks.resolve(s, c, next));
+    if (hooks.load) wrapped.load = (u, c, next) => (u.startsWith(base) ? next(u, c) : hooks.load(u, c, next));
+    return register.call(this, wrapped);
+  };
 }
 
-/** Writes every chunk into a fresh temp folder, then renames it into place: readers never see half a folder. */
-function extract(root, dir) {
-  fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-  const tmp = fs.mkdtempSync(path.join(root, `.${manifest.hash}-`));
+/** Writes one embedded compile-cache entry unless the folder has one of that name. True when it was written. */
+function writeEntry(folder, name) {
   try {
-    for (const file of manifest.files) {
-      const target = path.join(tmp, file);
-      fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o700 });
-      fs.writeFileSync(target, new Uint8Array(sea.getRawAsset(`mcpbox/app/${file}`)), { flag: "wx", mode: 0o600 });
-    }
-    fs.renameSync(tmp, dir);
-  } catch (e) {
-    fs.rmSync(tmp, { recursive: true, force: true });
-    if (fs.existsSync(dir)) return; // another process won the race: repair() checks its folder
-    throw e;
-  }
-}
-
-/** Keeps the folder's mtime within a day of its last use, so prune() leaves builds in use alone. */
-function markUsed(dir) {
-  try {
-    if (Date.now() - fs.statSync(dir).mtimeMs > DAY) fs.utimesSync(dir, new Date(), new Date());
+    fs.writeFileSync(path.join(folder, name), new Uint8Array(sea.getRawAsset(`mcpbox/compile/${name}`)), { flag: "wx", mode: 0o600 });
+    return true;
   } catch {
-    // only bookkeeping
-  }
-  return dir;
-}
-
-/** Removes other builds unused for 30 days and temp folders of interrupted unpacks (after an hour). */
-function prune(root) {
-  try {
-    for (const name of fs.readdirSync(root)) {
-      if (name === manifest.hash) continue;
-      const p = path.join(root, name);
-      const age = Date.now() - fs.statSync(p).mtimeMs;
-      if (age > (name.startsWith(".") ? DAY / 24 : 30 * DAY)) fs.rmSync(p, { recursive: true, force: true });
-    }
-  } catch {
-    // only housekeeping
+    return false; // there already (this build ran here before), or a cache that cannot be written: only slower
   }
 }
 
 /**
- * V8's compile cache beside the chunks: it skips parsing the bundle and, because Node caches type-stripped
- * TypeScript too, loading the TypeScript stripper for an unchanged sandbox.config.ts (about 3x faster startup).
+ * V8's compile cache in $MCPBOX_HOME/cache/compile: it skips parsing the bundle and, because Node caches
+ * type-stripped TypeScript too, loading the TypeScript stripper for an unchanged sandbox.config.ts (about 3x faster
+ * startup). Returns the folder Node keeps this Node, V8 flags and uid's entries in (the tag the build recorded, as
+ * Node names it: v24.x.y-<arch>-<flags hash>-<uid>) when this build has embedded entries for it, else undefined.
  */
-function enableCompileCache(dir) {
+function enableCompileCache(cacheRoot) {
   const mod = require("node:module");
-  if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return;
+  if (typeof mod.enableCompileCache !== "function" || process.env.NODE_DISABLE_COMPILE_CACHE) return undefined;
   try {
-    const cache = path.join(path.dirname(path.dirname(dir)), "compile");
-    if (privateFolder(cache, "mcpbox's folder")) mod.enableCompileCache(cache);
+    const cache = path.join(cacheRoot, "compile");
+    if (!privateFolder(cache, "mcpbox's folder")) return undefined;
+    const r = mod.enableCompileCache(cache);
+    const ok = r && (r.status === mod.constants.compileCacheStatus.ENABLED || r.status === mod.constants.compileCacheStatus.ALREADY_ENABLED);
+    if (!ok || !manifest.compile || uid === undefined) return undefined;
+    const tagged = path.join(cache, `${manifest.compile.tag}-${uid}`);
+    return fs.existsSync(tagged) ? tagged : undefined; // Node made it; another name means other flags: no entry fits
+  } catch (e) {
+    if (e && e.untrusted) throw e;
+    return undefined; // a cache is an optimisation only
+  }
+}
+
+/**
+ * The first start of this build in this home (its entry chunk's compile-cache entry was just written): builds
+ * before this one unpacked their chunks into $MCPBOX_HOME/cache/bin/<build>; such a folder unused for 30 days, and a
+ * temp folder of an interrupted unpack (an hour), is removed, and cache/bin itself once it is empty. A cache/bin of
+ * another user (or that others can write) is refused as before, never cleaned.
+ */
+function pruneOldBuilds(cacheRoot) {
+  const root = path.join(cacheRoot, "bin");
+  if (!privateFolder(root, "mcpbox's folder", false)) return;
+  try {
+    for (const name of fs.readdirSync(root)) {
+      const p = path.join(root, name);
+      const age = Date.now() - fs.lstatSync(p).mtimeMs;
+      if (age > (name.startsWith(".") ? DAY / 24 : 30 * DAY)) fs.rmSync(p, { recursive: true, force: true });
+    }
+    if (fs.readdirSync(root).length === 0) fs.rmdirSync(root);
   } catch {
-    // a cache is an optimisation only
+    // only housekeeping
   }
 }
 
@@ -303,18 +238,22 @@ if (process.argv.length === 3 && process.argv[2] === "--version") process.stdout
 else start();
 
 function start() {
-  let dir;
-  let base;
+  const base = baseURL();
+  const precompile = process.env.MCPBOX_SEA_PRECOMPILE === "1";
   try {
-    dir = programDir();
-    base = verifyChunks(dir);
-    enableCompileCache(dir);
+    const cacheRoot = homeCacheRoot();
+    const seed = cacheRoot ? enableCompileCache(cacheRoot) : undefined; // none in precompile: no entries embedded yet
+    const entry = seed && manifest.compile.entries[manifest.entry];
+    loadFromBinary(base, seed, precompile ? precompileModule() : undefined);
+    // the entry's compile-cache entry missing: a build new to this home (or a cache emptied), so once, housekeeping
+    if (entry && writeEntry(seed, entry)) pruneOldBuilds(cacheRoot);
   } catch (e) {
     const message = e && e.message ? e.message : String(e);
     if (e && e.untrusted) process.stderr.write(`error: ${message}\nhint: ${e.hint}\n`);
-    else process.stderr.write(`error: mcpbox cannot unpack itself: ${message}\nhint: set MCPBOX_HOME to a writable folder\n`);
+    else process.stderr.write(`error: mcpbox cannot start: ${message}\nhint: set MCPBOX_HOME to a writable folder\n`);
     process.exit(3);
   }
+  if (precompile) return runPrecompile(base);
   if (commandOf(process.argv.slice(2)) === "serve") {
     try {
       releaseWhenIdle();
@@ -322,10 +261,31 @@ function start() {
       // only memory housekeeping
     }
   }
-  // the entry under the checked real folder's URL, so it goes through the hash check like every chunk it imports
   import(new URL(manifest.entry, base).href).catch((e) => {
     process.stderr.write(`internal error: mcpbox failed to start: ${e && e.message ? e.message : String(e)}\n`);
     if (process.env.MCPBOX_DEBUG && e && e.stack) process.stderr.write(`${e.stack}\n`);
     process.exit(70);
   });
+}
+
+/**
+ * scripts/build.mjs (MCPBOX_SEA_PRECOMPILE=1, a temporary home): every chunk compiled and none run. One module
+ * imports them all and a name node:module does not export, so Node compiles the whole graph (writing the compile
+ * cache at exit) and then fails to link it, before any module's code runs.
+ */
+function precompileModule() {
+  const lines = manifest.files.filter((f) => f.endsWith(".mjs")).map((f) => `import ${JSON.stringify(`./${f}`)};`);
+  lines.push(`import { ${NOT_EXPORTED} } from "node:module";`);
+  return { file: PRECOMPILE, source: lines.join("\n") };
+}
+
+function runPrecompile(base) {
+  import(new URL(PRECOMPILE, base).href).then(
+    () => process.exit(1), // linked: something ran
+    (e) => {
+      if (e && e.name === "SyntaxError" && String(e.message).includes(NOT_EXPORTED)) process.exit(0);
+      process.stderr.write(`precompile: ${e && e.stack ? e.stack : String(e)}\n`);
+      process.exit(1);
+    },
+  );
 }
