@@ -159,6 +159,14 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
     onStderr(up: Upstream, line: string): void {
       const clean = gw.options.redact(line);
       gw.options.events.emit({ type: "stderr", at: Date.now(), server: up.name, line: clean });
+      // mcpbox's own stderr (a pipe nobody reads, or reads late) queues what it cannot write in memory: a server's
+      // lines are not copied while that backlog is large, and how many were not is said once it is written again
+      if (process.stderr.writableLength > STDERR_BACKLOG_BYTES) return void unlogged.set(up, (unlogged.get(up) ?? 0) + 1);
+      const skipped = unlogged.get(up);
+      if (skipped !== undefined) {
+        unlogged.delete(up);
+        gw.options.log(`${up.name}: ${skipped} stderr lines not shown (mcpbox's stderr was not being read; the monitor has the latest)`);
+      }
       gw.options.log(`[${up.name}] ${clean}`);
     },
 
@@ -232,6 +240,14 @@ function nextStep(up: Upstream): string {
 function ownsUri(gw: Gateway, up: Upstream, uri: string): boolean {
   return up.subscriptions.has(uri) || routeResource(gw.catalog, gw.catalog.exposedUri(up.name, uri))?.server === up.name;
 }
+
+/**
+ * Unwritten bytes of mcpbox's stderr past which a server's stderr lines are not copied to it (boundary 5: Node queues
+ * a pipe's writes in memory, and a client may never read serve's stderr).
+ */
+const STDERR_BACKLOG_BYTES = 1 << 20;
+/** per server: its stderr lines not copied to mcpbox's stderr since the last one that was */
+const unlogged = new WeakMap<Upstream, number>();
 
 const summaries = new WeakMap<Upstream, NodeJS.Timeout>();
 
