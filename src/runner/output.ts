@@ -47,9 +47,20 @@ export interface CappedText {
   readonly truncated: boolean;
 }
 
+/**
+ * A part shorter than this is copied into a shared block, not kept as a Buffer of its own (~100 bytes of heap each):
+ * a program writing a byte at a time gets a frame per byte or two, and its 1 MiB of output was ~200 MB of Buffers
+ * (test/security/runner-output-pieces.test.ts).
+ */
+const COPY_BELOW = 1024;
+const BLOCK = 64 * 1024;
+
 class Capped {
   readonly #cap: number;
   readonly #chunks: Buffer[] = [];
+  /** where small parts are copied, and how much of it they fill (not yet in #chunks) */
+  #block: Buffer | undefined;
+  #blockUsed = 0;
   #kept = 0;
   bytes = 0;
 
@@ -62,12 +73,31 @@ class Capped {
     const room = this.#cap - this.#kept;
     if (room <= 0) return;
     const part = data.length <= room ? data : data.subarray(0, room);
-    this.#chunks.push(Buffer.from(part)); // a copy: the frame buffer is not kept alive
     this.#kept += part.length;
+    if (part.length >= COPY_BELOW) {
+      this.#flush();
+      this.#chunks.push(Buffer.from(part)); // a copy: the frame buffer is not kept alive
+      return;
+    }
+    if (!this.#block || this.#block.length - this.#blockUsed < part.length) {
+      this.#flush();
+      this.#block = Buffer.allocUnsafe(Math.min(BLOCK, room)); // never more than the cap leaves room for
+    }
+    part.copy(this.#block, this.#blockUsed);
+    this.#blockUsed += part.length;
+  }
+
+  /** The small parts copied so far become one chunk (the rest of their block stays for the next ones). */
+  #flush(): void {
+    if (!this.#block || this.#blockUsed === 0) return;
+    this.#chunks.push(this.#block.subarray(0, this.#blockUsed));
+    this.#block = this.#block.subarray(this.#blockUsed);
+    this.#blockUsed = 0;
   }
 
   /** Forgets the last n bytes (the trailer, which is always last). */
   dropLast(n: number): void {
+    this.#flush();
     this.bytes -= n;
     let extra = this.#kept - this.bytes;
     while (extra > 0) {
@@ -81,6 +111,7 @@ class Capped {
   }
 
   result(): CappedText {
+    this.#flush();
     const text = new TextDecoder("utf-8", { fatal: false }).decode(Buffer.concat(this.#chunks));
     return { text, bytes: this.bytes, truncated: this.bytes > this.#kept };
   }
