@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { crc32 } from "node:zlib";
 import { bundle } from "./sea/bundle.mjs";
 import { assetFiles } from "./sea/assets.mjs";
+import { packFiles } from "./sea/pack.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cache = path.join(root, ".cache", "sea");
@@ -75,8 +76,10 @@ log("wrote the SEA blob and the binary");
 // every run of it), then embedded beside the chunks: a fresh home starts with it (scripts/sea/launcher.cjs)
 const compiled = precompile(tmp);
 if (compiled) {
-  for (const [name, file] of Object.entries(compiled.files)) assets[`mcpbox/compile/${name}`] = file;
-  fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ ...manifest, compile: { tag: compiled.tag, entries: compiled.entries } }));
+  // one asset for all entries (pack.mjs): a warm start reads none of them
+  assets["mcpbox/compile.pack"] = path.join(work, "compile.pack");
+  const compileAt = packFiles(Object.keys(compiled.files), compiled.folder, assets["mcpbox/compile.pack"]);
+  fs.writeFileSync(assets["mcpbox/manifest.json"], JSON.stringify({ ...manifest, compile: { tag: compiled.tag, entries: compiled.entries, at: compileAt } }));
   writeBinary(assets, tmp);
   log(`embedded the compile cache of ${Object.keys(compiled.entries).length} chunks (${(compiled.bytes / 1e6).toFixed(1)} MB)`);
 }
@@ -131,7 +134,7 @@ function precompile(bin) {
   if (!entries[entry] || Object.keys(entries).length < chunks.length * 0.9) {
     fail(`the compile cache has entries for ${Object.keys(entries).length} of ${chunks.length} chunks: Node's entry names changed? (scripts/build.mjs precompile)`);
   }
-  return { tag: tags[0].slice(0, -suffix.length), entries, files: found, bytes };
+  return { tag: tags[0].slice(0, -suffix.length), entries, files: found, folder, bytes };
 }
 
 function fail(message) {

@@ -132,10 +132,22 @@ function loadFromBinary(base, seed, extra) {
   };
 }
 
+/**
+ * The bytes of a packed asset (scripts/sea/pack.mjs: many files as one asset, each at manifest `at[name]`), a view of
+ * the executable's own memory, not a copy: only the pages of what is read become resident.
+ */
+const packs = new Map();
+function packed(name) {
+  let bytes = packs.get(name);
+  if (!bytes) packs.set(name, (bytes = sea.getRawAsset(name)));
+  return bytes;
+}
+
 /** Writes one embedded compile-cache entry unless the folder has one of that name. True when it was written. */
 function writeEntry(folder, name) {
   try {
-    fs.writeFileSync(path.join(folder, name), new Uint8Array(sea.getRawAsset(`mcpbox/compile/${name}`)), { flag: "wx", mode: 0o600 });
+    const [offset, length] = manifest.compile.at[name];
+    fs.writeFileSync(path.join(folder, name), new Uint8Array(packed("mcpbox/compile.pack"), offset, length), { flag: "wx", mode: 0o600 });
     return true;
   } catch {
     return false; // there already (this build ran here before), or a cache that cannot be written: only slower
