@@ -108,6 +108,13 @@ function loadFromBinary(base, seed, extra) {
     resolve(specifier, context, nextResolve) {
       const url = ours(specifier, context.parentURL);
       if (url) return { url, format: "module", shortCircuit: true };
+      // a chunk asks only for builtins and other chunks: anything else (an optional package the bundle lacks, such as
+      // debug's supports-color) would be looked for on disk, in node_modules folders above /mcpbox/<build>/ and Node's
+      // global folders (<binary>/../lib/node), where another user may plant it (hrev). It is absent, as the bundle meant
+      if (context.parentURL && context.parentURL.startsWith(base) && isBare(specifier) && !mod.isBuiltin(specifier)) {
+        const cjs = Array.isArray(context.conditions) && context.conditions.includes("require");
+        throw Object.assign(new Error(`Cannot find module '${specifier}' (mcpbox runs only the modules it holds)`), { code: cjs ? "MODULE_NOT_FOUND" : "ERR_MODULE_NOT_FOUND" });
+      }
       return nextResolve(specifier, context);
     },
     load(url, context, nextLoad) {
@@ -142,6 +149,9 @@ function packed(name) {
   if (!bytes) packs.set(name, (bytes = sea.getRawAsset(name)));
   return bytes;
 }
+
+/** A package name (`supports-color`, `@scope/x/y`), not a path or URL (the user's config file is imported by path). */
+const isBare = (specifier) => !/^(?:\.{0,2}[\\/]|[A-Za-z][A-Za-z0-9+.-]*:)/.test(specifier);
 
 /** Writes one embedded compile-cache entry unless the folder has one of that name. True when it was written. */
 function writeEntry(folder, name) {
