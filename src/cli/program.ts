@@ -1,6 +1,6 @@
 /**
  * The mcpbox command line (commander). Commands are declared here and loaded lazily, so each pays only for what it
- * uses; main.ts loads this module for every command line that quick-argv.ts does not answer alone.
+ * uses; run.ts loads this module for every command line that quick.ts does not answer alone.
  */
 import { Command, Option } from "commander";
 import { VERSION } from "../version.ts";
@@ -10,8 +10,8 @@ export { CommanderError } from "commander";
 
 type Loader = () => Promise<{ run: (ctx: Context, ...args: never[]) => Promise<number | void> }>;
 
-/** parsed: tests only, given each command line's command and context instead of running the command */
-export function buildProgram(onRun: (exitCode: number) => void, parsed?: (command: string, ctx: Context) => void): Command {
+/** parsed: tests only, given each command line's command, context and positional arguments instead of running the command */
+export function buildProgram(onRun: (exitCode: number) => void, parsed?: (command: string, ctx: Context, positional: unknown[]) => void): Command {
   const program = new Command("mcpbox")
     .description("Run MCP servers in hardened Docker containers behind one stdio gateway")
     .version(VERSION, "--version", "print the version")
@@ -29,7 +29,7 @@ export function buildProgram(onRun: (exitCode: number) => void, parsed?: (comman
       const positional = args.slice(0, -2);
       const options = cmd.optsWithGlobals();
       const ctx: Context = { configPath: options.config as string | undefined, cwd: process.cwd(), options };
-      if (parsed) return void (parsed(cmd.name(), ctx), onRun(0));
+      if (parsed) return void (parsed(cmd.name(), ctx, positional), onRun(0));
       const mod = await load();
       const code = await mod.run(ctx, ...(positional as never[]));
       onRun(typeof code === "number" ? code : 0);

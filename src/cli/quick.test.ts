@@ -3,10 +3,12 @@ import { buildProgram } from "./program.ts";
 import { quickCommand } from "./quick.ts";
 import type { Context } from "./context.ts";
 
-/** What commander makes of a command line: the command it runs and its options, or "usage" (an error, help). */
-async function commanderOf(args: string[]): Promise<{ command: string; options: string } | "usage"> {
-  let seen: { command: string; ctx: Context } | undefined;
-  const program = buildProgram(() => {}, (command, ctx) => (seen = { command, ctx }));
+type Parsed = { command: string; options: string; positional: string };
+
+/** What commander makes of a command line: the command it runs, its options and positional arguments, or "usage" (an error, help). */
+async function commanderOf(args: string[]): Promise<Parsed | "usage"> {
+  let seen: { command: string; ctx: Context; positional: unknown[] } | undefined;
+  const program = buildProgram(() => {}, (command, ctx, positional) => (seen = { command, ctx, positional }));
   program.configureOutput({ writeOut: () => {}, writeErr: () => {}, outputError: () => {} });
   try {
     await program.parseAsync(["node", "mcpbox", ...args]);
@@ -15,7 +17,20 @@ async function commanderOf(args: string[]): Promise<{ command: string; options: 
   }
   if (!seen) return "usage";
   expect(seen.ctx.configPath).toBe(seen.ctx.options.config);
-  return { command: seen.command, options: JSON.stringify(seen.ctx.options) };
+  return { command: seen.command, options: JSON.stringify(seen.ctx.options), positional: JSON.stringify(seen.positional) };
+}
+
+/** The quick parser's answer in commanderOf's terms (undefined: it leaves the line to commander). */
+function quickOf(args: string[]): Parsed | undefined {
+  const q = quickCommand(args);
+  return q && { command: q.command, options: JSON.stringify(q.options), positional: JSON.stringify(q.positional) };
+}
+
+/** Every sequence of 1 to n of these words. */
+function linesOf(words: string[], n: number): string[][] {
+  const lines: string[][] = [[]];
+  for (let k = 1; k <= n; k++) for (const l of lines.filter((x) => x.length === k - 1)) for (const w of words) lines.push([...l, w]);
+  return lines;
 }
 
 const ACCEPTED = [
@@ -30,6 +45,25 @@ const ACCEPTED = [
   ["-c", "validate", "validate"],
   ["-c", "json.ts", "validate"],
   ["validate", "-c", "with space/ü.ts"],
+  ["serve"],
+  ["serve", "s1"],
+  ["serve", "s1", "s2"],
+  ["-c", "x.ts", "serve"],
+  ["serve", "-c", "x.ts", "s1"],
+  ["serve", "s1", "--config", "x.ts", "s2"],
+  ["serve", "--http"],
+  ["serve", "--http", "127.0.0.1:9000"],
+  ["serve", "--http", "8808", "s1"],
+  ["serve", "s1", "--http"],
+  ["serve", "--http", "-c", "x.ts"],
+  ["serve", "--http", "-c", "x.ts", "9000"],
+  ["serve", "--http", "-c", "x.ts", "s1", "s2"],
+  ["serve", "--http", "--allow-unauthenticated"],
+  ["serve", "--allow-unauthenticated", "--http", "[::1]:9"],
+  ["serve", "--allow-unauthenticated"],
+  ["serve", "serve", "validate"],
+  ["serve", "help"],
+  ["-c", "serve", "serve"],
 ];
 
 // near misses: each is commander's to parse (or refuse)
@@ -61,20 +95,44 @@ const LEFT_TO_COMMANDER = [
   ["-c", "x.ts"],
   ["Validate"],
   ["valid"],
-  ["serve"],
   ["build"],
   ["doctor", "--json"],
   ["tools", "--json"],
   ["schema"],
   ["__reap", "--session", "s", "--pid", "1"],
+  ["serve", "--help"],
+  ["serve", "-h"],
+  ["serve", "--version"],
+  ["serve", "--"],
+  ["serve", "--", "s1"],
+  ["serve", ""],
+  ["serve", "-s1"],
+  ["serve", "--json"],
+  ["serve", "--http", ""],
+  ["serve", "--http", "-"],
+  ["serve", "--http", "-5"],
+  ["serve", "--http", "-x"],
+  ["serve", "--http", "--json"],
+  ["serve", "--http=127.0.0.1:9"],
+  ["serve", "--http", "a", "--http", "b"],
+  ["serve", "--http", "--http"],
+  ["serve", "--allow-unauthenticated", "--allow-unauthenticated"],
+  ["serve", "--allow"],
+  ["serve", "-c", "--http"],
+  ["serve", "-c", "a.ts", "-c", "b.ts"],
+  ["--http", "serve"],
+  ["s1", "serve"],
+  ["Serve"],
+  ["validate", "s1"],
+  ["validate", "--http"],
 ];
 
 describe("quick command lines (no commander)", () => {
   it("answers each form it takes exactly as commander does", async () => {
     for (const args of ACCEPTED) {
-      const quick = quickCommand(args);
+      const quick = quickOf(args);
       expect(quick, args.join(" ")).toBeDefined();
-      expect(await commanderOf(args), args.join(" ")).toEqual({ command: "validate", options: JSON.stringify(quick!.options) });
+      expect(await commanderOf(args), args.join(" ")).toEqual(quick);
     }
   });
 
@@ -83,22 +141,27 @@ describe("quick command lines (no commander)", () => {
   });
 
   it("agrees with commander on every short command line of its words", async () => {
-    // every sequence of up to 4 of these words: the quick parser takes it only where commander runs validate alike
-    const words = ["validate", "--json", "-c", "--config", "x.ts", "-x", "--", "--help", ""];
-    const lines: string[][] = [[]];
-    for (let n = 1; n <= 4; n++) for (const l of lines.filter((x) => x.length === n - 1)) for (const w of words) lines.push([...l, w]);
+    // every sequence of up to 4 (serve's: 5) of these words: the quick parser takes it only where commander runs the
+    // same command with the same options and arguments
+    const validate = ["validate", "--json", "-c", "--config", "x.ts", "-x", "--", "--help", ""];
+    const serve = ["serve", "s1", "-c", "--config", "x.ts", "--http", "127.0.0.1:9", "--allow-unauthenticated", "-", "-5", "--", "-h", "", "validate", "--json"];
     let taken = 0;
-    for (const args of lines) {
-      const quick = quickCommand(args);
+    for (const args of [...linesOf(validate, 4), ...linesOf(serve, 5)]) {
+      const quick = quickOf(args);
       if (!quick) continue;
       taken++;
-      expect(await commanderOf(args), JSON.stringify(args)).toEqual({ command: "validate", options: JSON.stringify(quick.options) });
+      expect(await commanderOf(args), JSON.stringify(args)).toEqual(quick);
     }
-    expect(taken).toBeGreaterThan(10);
+    expect(taken).toBeGreaterThan(4000);
   });
 
   it("loads the validate command", async () => {
     const mod = await quickCommand(["validate"])!.load();
+    expect(typeof mod.run).toBe("function");
+  });
+
+  it("loads the serve command", async () => {
+    const mod = await quickCommand(["serve", "s1"])!.load();
     expect(typeof mod.run).toBe("function");
   });
 });
