@@ -210,7 +210,7 @@ async function startRows(docker, image, bin, proj, pids, rounds = 3) {
     fs.rmSync(proj.home, { recursive: true, force: true });
     const cold = await serveToCalls(docker, proj, pids, 5);
     const cached = await serveToList(docker, proj, pids, 5);
-    // nothing of the gateway's cached (catalog, lists) but the executable's own unpacked chunks and V8 compile cache,
+    // nothing of the gateway's cached (catalog, lists) but V8 compile cache of the executable (written into the home from the binary at a first start),
     // which every command of a build but its first finds: what the nothing-cached start pays for them (for reference)
     for (const sub of ["cache/catalog", "cache/lists"]) fs.rmSync(path.join(proj.home, sub), { recursive: true, force: true });
     const unpacked = await serveToCalls(docker, proj, pids, 5);
@@ -234,7 +234,7 @@ async function startRows(docker, image, bin, proj, pids, rounds = 3) {
       : []),
     timedRow(B.start, stats(samples.direct)),
     timedRow("spawn mcpbox serve (5 servers) → a call answered on each, nothing cached", stats(samples.cold), { baseline: B.start, goal: { ratioAtMost: 1.2 } }),
-    timedRow("the same, the executable's unpacked chunks and compile cache kept from an earlier run (for reference)", stats(samples.unpacked), { baseline: B.start }),
+    timedRow("the same, the executable's compile cache kept from an earlier run (for reference)", stats(samples.unpacked), { baseline: B.start }),
     ...(samples.coldCreate.length > 0 ? [timedRow("nothing cached: spawn → serve's first container created (engine clock; for reference)", stats(samples.coldCreate))] : []),
     ...(samples.coldCpu.length > 0 ? [timedRow("nothing cached: serve's CPU (user + system) when the last call was answered (for reference)", stats(samples.coldCpu))] : []),
   ];
