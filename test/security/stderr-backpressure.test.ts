@@ -46,7 +46,17 @@ describe("a server's stderr flood with a client that does not read serve's stder
     const base = rss();
     // 256 MiB of stderr lines (a pipe holds 64 KiB), in 16 calls so the server itself does not hold them all at once
     const flood = [{ repeat: 16 * 1024, do: [{ stderr: "e".repeat(1023) }] }];
-    for (let i = 0; i < 16; i++) await client.callTool({ name: "evil__attack", arguments: { actions: flood } }, undefined, { timeout: 120_000 });
+    // under CI load the gateway may restart evil mid-flood (its connection closes): that call fails, the next one goes
+    // to the restarted server; half of the flood (128 MiB: the unbounded gateway grew by more than its bytes) suffices
+    let flooded = 0;
+    for (let i = 0; i < 16; i++) {
+      const r = await client.callTool({ name: "evil__attack", arguments: { actions: flood } }, undefined, { timeout: 120_000 }).then(
+        () => true,
+        (e: Error) => (/server evil is not available/.test(e.message) ? false : Promise.reject(e)),
+      );
+      if (r) flooded++;
+    }
+    expect(flooded).toBeGreaterThanOrEqual(8);
     await new Promise((r) => setTimeout(r, 3000));
     const grown = rss() - base;
     expect(grown, `serve grew by ${(grown / 2 ** 20).toFixed(0)} MiB`).toBeLessThan(64 * 2 ** 20);
