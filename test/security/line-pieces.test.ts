@@ -10,33 +10,16 @@
  * uses (hrev review).
  */
 import { PassThrough } from "node:stream";
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
+import { heldBytes, oneByteFrames } from "../helpers/frames.ts";
 import { demuxAttached } from "../../src/docker/_attach.ts";
 import { ContainerStdioTransport } from "../../src/docker/stdio-transport.ts";
 
-v8.setFlagsFromString("--expose-gc");
-const gc = vm.runInNewContext("gc") as () => void;
 const tick = () => new Promise((r) => setImmediate(r));
 const MiB = 1024 * 1024;
 
-/** `count` stdout frames of one byte each, as one read of the attach connection. */
-function oneByteFrames(count: number, byte: number): Buffer {
-  const out = Buffer.alloc(count * 9);
-  for (let i = 0; i < count; i++) {
-    out[i * 9] = 1;
-    out.writeUInt32BE(1, i * 9 + 4);
-    out[i * 9 + 8] = byte;
-  }
-  return out;
-}
 
-const held = () => {
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
+const held = heldBytes;
 
 describe("an unfinished line of a server's stdout in one-byte frames (boundary 5)", () => {
   it("holds about its bytes, not a Buffer per frame", async () => {
@@ -50,9 +33,9 @@ describe("an unfinished line of a server's stdout in one-byte frames (boundary 5
     const LINE = 2 * MiB;
     const PER_READ = 4096;
     const before = held();
-    connection.write(Buffer.from(oneByteFrames(1, 0x7b))); // "{"
+    connection.write(Buffer.from(oneByteFrames(1, 1, 0x7b))); // "{"
     for (let sent = 1; sent < LINE; sent += PER_READ) {
-      connection.write(oneByteFrames(Math.min(PER_READ, LINE - sent), 0x20)); // spaces: still one JSON value to come
+      connection.write(oneByteFrames(Math.min(PER_READ, LINE - sent), 1, 0x20)); // spaces: still one JSON value to come
       if ((sent & 0xffff) < PER_READ) await tick();
     }
     await tick();

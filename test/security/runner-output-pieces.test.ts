@@ -6,31 +6,14 @@
  * pool.maxConcurrent runs at once several times that. What a run's output holds must stay near its cap however finely
  * the program cuts its writes. No engine needed: the frames are fed to the collector the runner uses.
  */
-import v8 from "node:v8";
-import vm from "node:vm";
 import { describe, expect, it } from "vitest";
+import { heldBytes, oneByteFrames } from "../helpers/frames.ts";
 import { OutputCollector } from "../../src/runner/output.ts";
 
-v8.setFlagsFromString("--expose-gc");
-const gc = vm.runInNewContext("gc") as () => void;
 const MiB = 1024 * 1024;
 
-/** `count` frames of one byte each on `stream` (1 stdout, 2 stderr), as one read of the attach connection. */
-function oneByteFrames(count: number, stream: number, byte: number): Buffer {
-  const out = Buffer.alloc(count * 9);
-  for (let i = 0; i < count; i++) {
-    out[i * 9] = stream;
-    out.writeUInt32BE(1, i * 9 + 4);
-    out[i * 9 + 8] = byte;
-  }
-  return out;
-}
 
-const held = () => {
-  gc();
-  const m = process.memoryUsage();
-  return m.heapUsed + m.arrayBuffers;
-};
+const held = heldBytes;
 
 describe("a run's output in one-byte frames (boundary 14)", () => {
   it("holds about its cap, not a Buffer per frame", () => {
