@@ -3,7 +3,7 @@
  * nothing planted on disk is ever run as a chunk (where earlier builds unpacked them, nor at the very path of a
  * chunk's URL), and the compile cache embedded at build time is what a fresh home starts with: every entry accepted
  * by V8, none compiled again. A compile-cache entry made for other code under a chunk's URL is rejected; a cache
- * folder of another user is refused.
+ * folder of another user is refused; old entries of other code are pruned at a build's first start in a home.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -218,5 +218,32 @@ describe("the chunk folders of earlier builds ($MCPBOX_HOME/cache/bin)", () => {
     fs.rmSync(path.join(home, "cache", "compile"), { recursive: true });
     expect(run(home).code).toBe(0);
     expect(fs.existsSync(bin)).toBe(false);
+  });
+});
+
+describe("compile-cache entries of other code (earlier builds, old configs)", () => {
+  it("are removed when written over 30 days ago, at this build's first start in the home; this build's and recent ones are kept", () => {
+    const home = path.join(tmp, "prune-entries");
+    expect(run(home).code).toBe(0);
+    const folder = path.join(home, "cache", "compile", `${manifest.compile!.tag}-${process.getuid!()}`);
+    const monthAgo = new Date(Date.now() - 31 * 86_400_000);
+    const ours = path.join(folder, manifest.compile!.entries[manifest.entry]!);
+    const old = path.join(folder, "0badc0de");
+    const recent = path.join(folder, "5eed1e55");
+    const dir = path.join(folder, "d1rd1rd1");
+    for (const f of [old, recent]) fs.writeFileSync(f, "not V8 code", { mode: 0o600 });
+    fs.mkdirSync(dir, { mode: 0o700 });
+    for (const p of [old, dir]) fs.utimesSync(p, monthAgo, monthAgo);
+    // this build's own entries, however old, stay: make them all look a month old
+    const kept = Object.values(manifest.compile!.entries).map((n) => path.join(folder, n)).filter((p) => fs.existsSync(p));
+    for (const p of kept) fs.utimesSync(p, monthAgo, monthAgo);
+    expect(run(home).code).toBe(0); // not this build's first start here: no housekeeping
+    expect(fs.existsSync(old)).toBe(true);
+    fs.rmSync(ours); // as a build new to this home finds it
+    expect(run(home).code).toBe(0);
+    expect(fs.existsSync(old)).toBe(false);
+    expect(fs.existsSync(recent)).toBe(true);
+    expect(fs.existsSync(dir)).toBe(true); // only files and links are removed
+    expect(kept.filter((p) => !fs.existsSync(p))).toEqual([]);
   });
 });

@@ -208,6 +208,27 @@ function pruneOldBuilds(cacheRoot) {
   }
 }
 
+/**
+ * The same first start: compile-cache entries of other code (earlier builds' chunks, whose URLs name their build,
+ * and configs since changed) written more than 30 days ago are removed from this Node's folder, so upgrades do not
+ * pile up ~2 MB each. Node never rewrites an entry it accepts, so a build still in use elsewhere may lose its
+ * entries: it writes them again at its next start (one slower start). Only files and links are removed, in a folder
+ * enableCompileCache checked (ours, private).
+ */
+function pruneOldEntries(folder) {
+  const ours = new Set(Object.values(manifest.compile.entries));
+  try {
+    for (const name of fs.readdirSync(folder)) {
+      if (ours.has(name)) continue;
+      const p = path.join(folder, name);
+      const st = fs.lstatSync(p);
+      if ((st.isFile() || st.isSymbolicLink()) && Date.now() - st.mtimeMs > 30 * DAY) fs.unlinkSync(p);
+    }
+  } catch {
+    // only housekeeping
+  }
+}
+
 /** The command word of argv (what follows the global -c/--config value), or undefined. */
 function commandOf(args) {
   for (let i = 0; i < args.length; i++) {
@@ -268,7 +289,10 @@ function start() {
     const entry = seed && manifest.compile.entries[manifest.entry];
     loadFromBinary(base, seed, precompile ? precompileModule() : undefined);
     // the entry's compile-cache entry missing: a build new to this home (or a cache emptied), so once, housekeeping
-    if (entry && writeEntry(seed, entry)) pruneOldBuilds(cacheRoot);
+    if (entry && writeEntry(seed, entry)) {
+      pruneOldBuilds(cacheRoot);
+      pruneOldEntries(seed);
+    }
   } catch (e) {
     const message = e && e.message ? e.message : String(e);
     if (e && e.untrusted) process.stderr.write(`error: ${message}\nhint: ${e.hint}\n`);
