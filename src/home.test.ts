@@ -115,3 +115,18 @@ describe("a home under a folder others may write", () => {
     expect(privateFolder(path.join(shared, "home2"), "$MCPBOX_HOME")).toBe(path.join(shared, "home2"));
   });
 });
+
+describe("a home reached through a link (hrev)", () => {
+  it("is refused when a folder on the path as given may be renamed in by others, though its resolved path is private", () => {
+    const mine = path.join(tmp, "mine");
+    fs.mkdirSync(mine, { mode: 0o700 });
+    const shared = path.join(tmp, "shared");
+    fs.mkdirSync(shared);
+    fs.chmodSync(shared, 0o777);
+    fs.symlinkSync(mine, path.join(shared, "link")); // whoever can write shared can point link elsewhere after the check
+    const e = catching(() => homeFolder("audit", { MCPBOX_HOME: path.join(shared, "link", "home") }));
+    expect(e).toBeInstanceOf(UntrustedFolder);
+    expect(e.message).toBe(`$MCPBOX_HOME ${path.join(shared, "link", "home")} lies in ${shared}, which others may write (mode 0777, no sticky bit): they could replace it`);
+    expect(fs.readdirSync(path.join(mine, "home"))).toEqual([]);
+  });
+});

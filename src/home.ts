@@ -54,20 +54,28 @@ export function privateFolder(dir: string, what: string, ancestorsToo = true, pl
 const hasPosixModes = (platform: NodeJS.Platform) => platform !== "win32";
 
 /**
- * A folder above `dir` (resolved) that another user owns, or that others may write without the sticky bit: whoever
- * can rename entries there can swap the whole folder for one of theirs after it was checked.
+ * A folder above `dir`, on its path as given (what every later open goes through) or as resolved, that another user
+ * owns (a link on the way included: its owner can point it elsewhere), or that others may write without the sticky
+ * bit: whoever can rename entries there can swap the whole folder for one of theirs after it was checked.
  */
 export function ancestorProblem(dir: string, uid: number | undefined = process.getuid?.(), platform: NodeJS.Platform = process.platform): Problem | undefined {
   if (uid === undefined || !hasPosixModes(platform)) return undefined;
-  for (let d = path.dirname(fs.realpathSync(dir)); ; d = path.dirname(d)) {
-    const st = fs.statSync(d);
-    const fix = "set MCPBOX_HOME (or audit.path) to a folder under folders of your own";
-    if (st.uid !== uid && st.uid !== 0) return { why: `lies in ${d}, which uid ${st.uid} owns: they could replace it`, fix, untrusted: true };
-    if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
-      return { why: `lies in ${d}, which others may write (mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}, no sticky bit): they could replace it`, fix, untrusted: true };
+  const fix = "set MCPBOX_HOME (or audit.path) to a folder under folders of your own";
+  const seen = new Set<string>();
+  for (const start of [path.dirname(path.resolve(dir)), path.dirname(fs.realpathSync(dir))]) {
+    // a walk reaching a folder seen already has seen everything above it
+    for (let d = start; !seen.has(d); d = path.dirname(d)) {
+      seen.add(d);
+      const link = fs.lstatSync(d);
+      const st: fs.Stats = link.isSymbolicLink() && link.uid !== uid && link.uid !== 0 ? link : fs.statSync(d);
+      if (st.uid !== uid && st.uid !== 0) return { why: `lies in ${d}, which uid ${st.uid} owns: they could replace it`, fix, untrusted: true };
+      if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) {
+        return { why: `lies in ${d}, which others may write (mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}, no sticky bit): they could replace it`, fix, untrusted: true };
+      }
+      if (path.dirname(d) === d) break;
     }
-    if (path.dirname(d) === d) return undefined;
   }
+  return undefined;
 }
 
 interface Problem {
