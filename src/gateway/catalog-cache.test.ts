@@ -128,6 +128,38 @@ describe("catalogCache", () => {
     expect(fs.readdirSync(dir)).toHaveLength(1);
   });
 
+  it("removes, at its first write, files neither read nor written for 30 days and unfinished writes after an hour; a read keeps a file", () => {
+    const dir = scratch();
+    const longAgo = new Date(Date.now() - 31 * 86_400_000);
+    const hourAgo = new Date(Date.now() - 2 * 3600_000);
+    const at = (name: string, when: Date, text = "{}") => {
+      const p = path.join(dir, name);
+      fs.writeFileSync(p, text, { mode: 0o600 });
+      fs.utimesSync(p, when, when);
+      return p;
+    };
+    catalogCache(() => dir).write(server("read"), "sha256:1", entry);
+    const read = path.join(dir, cacheFileName(server("read"), "sha256:1"));
+    fs.utimesSync(read, longAgo, longAgo);
+    expect(catalogCache(() => dir).read(server("read"), "sha256:1")).toEqual(entry); // a use: it stays
+    const stale = at("old-0123456789abcdef.json", longAgo);
+    const recent = at("recent-0123456789abcdef.json", new Date());
+    const tmp = at("x-0123456789abcdef.json.0a1b2c3d.tmp", hourAgo);
+    const folder = path.join(dir, "sub");
+    fs.mkdirSync(folder);
+    fs.utimesSync(folder, longAgo, longAgo);
+    const outside = scratch();
+    const kept = path.join(outside, "kept.json");
+    fs.writeFileSync(kept, "{}");
+    fs.utimesSync(kept, longAgo, longAgo);
+    fs.symlinkSync(kept, path.join(dir, "link.json"));
+    fs.lutimesSync(path.join(dir, "link.json"), longAgo, longAgo);
+    const cache = catalogCache(() => dir);
+    cache.write(server("a"), "sha256:1", entry);
+    expect(fs.readdirSync(dir).sort()).toEqual([cacheFileName(server("a"), "sha256:1"), path.basename(read), path.basename(recent), "sub"].sort());
+    expect([fs.existsSync(stale), fs.existsSync(tmp), fs.existsSync(kept)]).toEqual([false, false, true]); // a link goes, never what it names
+  });
+
   it("does not keep what a later read would refuse", () => {
     const dir = scratch();
     const cache = catalogCache(() => dir);

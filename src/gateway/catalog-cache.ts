@@ -21,6 +21,7 @@ import type { DiscoverResult, Implementation, ServerCapabilities } from "@modelc
 import type { ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
 import { messageOf } from "../errors.ts";
+import { pruneStale, touched } from "./cache-prune.ts";
 import { CAPS } from "./limits.ts";
 import type { ServerLists } from "./lists.ts";
 import { shortHash } from "./names.ts";
@@ -80,6 +81,7 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
   // start's reads (one per server) check it once (a write checks it again)
   let readFrom: string | undefined;
   let names: string[] | undefined;
+  let pruned = false; // the folder's stale files, once per cache (cache-prune.ts)
   const warn = (line: string) => {
     if (!o.warn || warned.has(line) || warned.size > 100) return;
     warned.add(line);
@@ -117,6 +119,7 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
         const entry = checkedEntry(raw);
         const older = typeof (raw as { v?: unknown } | undefined)?.v === "number" && (raw as { v: number }).v !== FORMAT;
         if (!entry && !older) warn(`ignored the cached catalog ${target}: it is not what mcpbox writes there (a list item or a cap check failed); it is rewritten when server ${server.name} is up`);
+        if (entry) touched(fd);
         return entry;
       } catch (e) {
         warn(`ignored the cached catalog ${target}: ${messageOf(e)}`);
@@ -150,10 +153,12 @@ export function catalogCache(folder: () => string, o: CatalogCacheOptions = {}):
         if (Buffer.byteLength(text) > FILE_CAP || !checkedEntry(JSON.parse(text))) return;
         // a server that spells a secret value it was given into its lists leaves it in memory, not on disk
         if (o.redact && o.redact(text) !== text) return;
-        const target = path.join(folder(), cacheFileName(server, imageId));
+        const dir = folder();
+        const target = path.join(dir, cacheFileName(server, imageId));
         const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
         fs.writeFileSync(tmp, text, { mode: 0o600, flag: "wx" });
         fs.renameSync(tmp, target); // replaces a link planted at the name, never writes through it
+        if (!pruned) (pruned = true), pruneStale(dir);
       } catch {
         // only an optimisation
       }

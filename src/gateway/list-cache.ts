@@ -10,6 +10,7 @@ import type { ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
 import type { ServerLists } from "./lists.ts";
 import { shortHash } from "./names.ts";
+import { pruneStale, touched } from "./cache-prune.ts";
 
 export interface ListCache {
   read(server: ResolvedServer): ServerLists | undefined;
@@ -23,13 +24,20 @@ export interface ListCache {
 export function listCache(folder: string | (() => string)): ListCache {
   const dir = typeof folder === "string" ? () => folder : folder;
   const file = (s: ResolvedServer) => path.join(dir(), `${s.name.replace(/[^a-zA-Z0-9_-]/g, "_")}-${shortHash(stableJson(s), 12)}.json`);
+  let pruned = false; // the folder's stale files, once per cache (cache-prune.ts)
   return {
     read(server) {
+      let fd: number | undefined;
       try {
-        const lists = JSON.parse(fs.readFileSync(file(server), "utf8")) as ServerLists;
-        return Array.isArray(lists.tools) ? lists : undefined;
+        fd = fs.openSync(file(server), fs.constants.O_RDONLY);
+        const lists = JSON.parse(fs.readFileSync(fd, "utf8")) as ServerLists;
+        if (!Array.isArray(lists.tools)) return undefined;
+        touched(fd); // listed without a start is a use: the file stays while it is read (cache-prune.ts)
+        return lists;
       } catch {
         return undefined;
+      } finally {
+        if (fd !== undefined) fs.closeSync(fd);
       }
     },
     write(server, lists) {
@@ -39,6 +47,7 @@ export function listCache(folder: string | (() => string)): ListCache {
         const tmp = `${target}.${randomBytes(4).toString("hex")}.tmp`;
         fs.writeFileSync(tmp, JSON.stringify(lists), { mode: 0o600, flag: "wx" });
         fs.renameSync(tmp, target);
+        if (!pruned) (pruned = true), pruneStale(path.dirname(target));
       } catch {
         // a cache that cannot be written only costs a start
       }
