@@ -1,11 +1,15 @@
 /**
  * Writing a client's file safely: nothing happens when the text is unchanged; otherwise a timestamped backup of
  * the old file first, then a temporary file in the same folder renamed over it (atomic on one file system).
- * A symlinked file (dotfile managers) is written through to its target.
+ * A symlinked file (dotfile managers) is written through to its target, except out of a repository: a file inside a
+ * git working tree (a cloned project's `.cursor/mcp.json`) is written only where it resolves inside that tree, so a
+ * link the repository planted (to the user's global client file, or anywhere else) is refused (clientFileProblem).
  */
+import fsSync from "node:fs";
 import fs from "node:fs/promises";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { McpboxError } from "../errors.ts";
 
 export interface WriteResult {
   file: string;
@@ -30,6 +34,7 @@ export async function writeIfChanged(
   now: Date = new Date(),
 ): Promise<WriteResult> {
   if (before === after) return { file, changed: false, backup: undefined };
+  assertClientFile(file);
   const target = await realTarget(file);
   const backup = before === undefined ? undefined : await backupOf(target, now);
   await fs.mkdir(path.dirname(target), { recursive: true });
@@ -76,5 +81,71 @@ async function realTarget(file: string): Promise<string> {
     return await fs.realpath(file);
   } catch {
     return file;
+  }
+}
+
+/**
+ * Why `file` must not be read or written as a client file, or undefined: it lies in a git working tree (the nearest
+ * folder above it holding `.git`) but resolves, through a link to the file or to a folder on the way, outside it. A
+ * repository controls its links (git makes them as committed); a user's own link to a dotfile in the home is not in
+ * a repository and is followed as before.
+ */
+export function clientFileProblem(file: string): string | undefined {
+  const given = path.resolve(file);
+  let repo: string | undefined;
+  for (let d = path.dirname(given); ; d = path.dirname(d)) {
+    if (fsSync.existsSync(path.join(d, ".git")) || isLink(path.join(d, ".git"))) {
+      repo = d;
+      break;
+    }
+    if (path.dirname(d) === d) return undefined;
+  }
+  const root = realOr(repo);
+  const real = resolvedPath(given);
+  const rel = path.relative(root, real);
+  if (rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel)) return undefined;
+  return `${file} lies in the repository ${repo} but leads (through a link) to ${real}, outside it`;
+}
+
+/** Throws the usage error for a client file that clientFileProblem refuses. */
+export function assertClientFile(file: string): void {
+  const problem = clientFileProblem(file);
+  if (problem) {
+    throw new McpboxError("config", `refused: ${problem}; a link a repository holds is not written through`, {
+      hint: "if that file is the one you mean, pass it itself with --file",
+    });
+  }
+}
+
+const isLink = (p: string) => {
+  try {
+    return fsSync.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+};
+
+const realOr = (p: string) => {
+  try {
+    return fsSync.realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
+/**
+ * Where a path leads: its longest existing prefix resolved, the rest appended. A dangling link is followed to where
+ * it points (opening it to create would create that).
+ */
+function resolvedPath(p: string, depth = 0): string {
+  try {
+    return fsSync.realpathSync(p);
+  } catch {
+    if (depth < 40 && isLink(p)) {
+      const to = fsSync.readlinkSync(p);
+      return resolvedPath(path.resolve(resolvedPath(path.dirname(p), depth + 1), to), depth + 1);
+    }
+    const parent = path.dirname(p);
+    return parent === p ? p : path.join(resolvedPath(parent, depth + 1), path.basename(p));
   }
 }

@@ -15,7 +15,7 @@ import { mergedText, ownedNames, renderHttpEntry, snippetFor } from "../../clien
 import type { Rendered } from "../../clients/formats/index.ts";
 import { hostPort, parseListen } from "../../http/address.ts";
 import { platformDirs } from "../../clients/paths.ts";
-import { readIfExists, writeIfChanged } from "../../clients/write.ts";
+import { assertClientFile, readIfExists, writeIfChanged } from "../../clients/write.ts";
 import { writeTargets, type Target } from "../../clients/targets.ts";
 import { findOnPath } from "../../clients/_which.ts";
 import type { ClientDescriptor, StdioEntry } from "../../clients/types.ts";
@@ -64,6 +64,7 @@ function httpEntries(client: ClientDescriptor, address: unknown): { entries: Ren
 /** Merges the entries into one file (backup first, nothing when unchanged) and says what happened to it. */
 async function writeOne(client: ClientDescriptor, target: Target, entries: readonly StdioEntry[] | readonly Rendered[], mode: Mode): Promise<void> {
   const { file, title } = target;
+  assertClientFile(file); // before it is read: a repository's link to another file is neither read nor written
   const before = await readIfExists(file);
   const after = mergedText(client, before ?? "", entries, file);
   const result = await writeIfChanged(file, before, after);
