@@ -48,36 +48,38 @@ function homeCacheRoot() {
   const parts = [dir, path.join(dir, "cache")];
   for (let i = 0; i < parts.length; i++) {
     if (!privateFolder(parts[i], what[i])) return undefined;
-    if (i === 0) ancestorsTrusted(dir); // before anything is made in it
+    // before anything is made in it: no cache there (src/home.ts refuses such a home to every command that uses it;
+    // validate, which does not, still runs, only without the compile cache)
+    if (i === 0 && !ancestorsTrusted(dir)) return undefined;
   }
   return parts[1];
 }
 
 /**
- * Throws (untrusted) when a folder above the home, on its path as given (which Node's compile cache and every later
- * open use) or as resolved, is another user's, or others may write it without the sticky bit, or is a link another
- * user owns: whoever can rename an entry there can swap the checked home for a folder of theirs (forged compile-cache
- * entries, which V8 runs as bytecode) between this check and the reads. src/home.ts ancestorProblem, repeated (hrev).
+ * False when a folder above the home, on its path as given (which Node's compile cache and every later open use) or
+ * as resolved, is another user's, or others may write it without the sticky bit, or is a link another user owns:
+ * whoever can rename an entry there can swap the checked home for a folder of theirs (forged compile-cache entries,
+ * which V8 runs as bytecode: Node checks only the source's length and CRC-32) between this check and the reads.
+ * src/home.ts ancestorProblem, repeated (hrev).
  */
 function ancestorsTrusted(dir) {
-  if (uid === undefined || !posixModes) return;
-  const fix = "set MCPBOX_HOME (or audit.path) to a folder under folders of your own";
+  if (uid === undefined || !posixModes) return true;
   const seen = new Set();
-  for (const start of [path.dirname(path.resolve(dir)), path.dirname(fs.realpathSync(dir))]) {
-    for (let d = start; !seen.has(d); d = path.dirname(d)) {
-      seen.add(d);
-      const link = fs.lstatSync(d);
-      const st = link.isSymbolicLink() && link.uid !== uid && link.uid !== 0 ? link : fs.statSync(d);
-      const why =
-        st.uid !== uid && st.uid !== 0
-          ? `lies in ${d}, which uid ${st.uid} owns: they could replace it`
-          : (st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0
-            ? `lies in ${d}, which others may write (mode ${(st.mode & 0o7777).toString(8).padStart(4, "0")}, no sticky bit): they could replace it`
-            : undefined;
-      if (why) throw Object.assign(new Error(`$MCPBOX_HOME ${dir} ${why}`), { untrusted: true, hint: fix });
-      if (path.dirname(d) === d) break;
+  try {
+    for (const start of [path.dirname(path.resolve(dir)), path.dirname(fs.realpathSync(dir))]) {
+      for (let d = start; !seen.has(d); d = path.dirname(d)) {
+        seen.add(d);
+        const link = fs.lstatSync(d);
+        const st = link.isSymbolicLink() && link.uid !== uid && link.uid !== 0 ? link : fs.statSync(d);
+        if (st.uid !== uid && st.uid !== 0) return false;
+        if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return false;
+        if (path.dirname(d) === d) break;
+      }
     }
+  } catch {
+    return false;
   }
+  return true;
 }
 
 /** True when dir is (now) a private folder of this user; false when it cannot be made; throws when it is untrusted. */
