@@ -188,13 +188,15 @@ export function record(
 ): void {
   const { session, audit, events, redact } = gw.options;
   const at = Date.now();
+  // the tool's (prompt's, resource's) name is the server's choice, or the client's: a secret in it is hidden too (hrev)
+  const tool = info.tool === undefined ? undefined : redact(info.tool);
   // a builtin server's tool calls are audited by the server itself, with what the gateway cannot see (exact code,
   // exit status); one line per call (SPEC 4.7). Refusals never reach it, so the gateway writes those.
   const selfAudited = outcome !== "denied" && info.method === "tools/call" && gw.upstreams.get(server)?.server.source.kind === "builtin";
   if (!selfAudited) {
     // the members in the line's order, set one by one: no spread of a literal per member (a hot path, issue 15)
     const line: AuditRecord = { time: isoTime(at), session, server, method: info.method } as AuditRecord;
-    if (info.tool !== undefined) line.tool = info.tool;
+    if (tool !== undefined) line.tool = tool;
     if (info.args !== undefined) line.arguments = auditValue(info.args, redact);
     line.outcome = outcome;
     line.durationMs = durationMs;
@@ -202,7 +204,7 @@ export function record(
     if (reason !== undefined) line.reason = redact(reason);
     audit.write(line);
   }
-  events.emit({ type: "call", at, server, method: info.method, tool: info.tool, durationMs, outcome, bytes });
+  events.emit({ type: "call", at, server, method: info.method, tool, durationMs, outcome, bytes });
 }
 
 /** The client's progress token is replaced by the SDK's own on the way up; the answer maps back to it. */

@@ -41,7 +41,7 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
         const changed = await up.relist().then(
           (c) => (lastRelistError.delete(up), c),
           (e: unknown) => {
-            const why = `${up.name}: its new lists are not served: ${messageOf(e)}`;
+            const why = `${up.name}: its new lists are not served: ${gw.options.redact(messageOf(e))}`; // may quote a name
             if (lastRelistError.get(up) !== why) gw.options.log(why);
             lastRelistError.set(up, why);
             return false;

@@ -217,10 +217,10 @@ async function askApprovalModern(
 function refuse(gw: Gateway, server: string, tool: string, args: unknown, decision: "denied" | "refused", reason: string): CallToolResult {
   guardEvent(gw, server, tool, decision, reason);
   record(gw, server, { method: "tools/call", tool, args }, "denied", 0, 0, reason);
-  gw.options.log(`${server}: refused ${tool}: ${gw.options.redact(reason)}`);
+  gw.options.log(`${server}: refused ${gw.options.redact(tool)}: ${gw.options.redact(reason)}`);
   return { isError: true, content: [{ type: "text", text: `mcpbox refused this call: ${reason}` }] };
 }
 
 function guardEvent(gw: Gateway, server: string, tool: string, decision: "denied" | "approved" | "refused", reason: string): void {
-  gw.options.events.emit({ type: "guard", at: Date.now(), server, tool, decision, reason: gw.options.redact(reason) });
+  gw.options.events.emit({ type: "guard", at: Date.now(), server, tool: gw.options.redact(tool), decision, reason: gw.options.redact(reason) });
 }
