@@ -4,9 +4,10 @@
  * prompt's, a resource's URI) as it was, into the audit line, the monitor's call and guard events (`mcpbox monitor`
  * prints the guard decisions) and serve's "refused" line; names are the server's choice, and a server holds the
  * secret it was given. The hostile server lists a tool and a resource named with its API key, and a tool the policy
- * hides (allow: echo only) named with it too; the client calls and reads them.
+ * hides (deny: hidden_*) named with it too; the client calls and reads them. `mcpbox tools` printed the names and
+ * descriptions, and `tools --call` the answer, on the terminal as they were: they must hide the key as well.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,5 +62,30 @@ describe("a secret in the name of what is called", () => {
     const monitor = execFileSync(command, [...args, "monitor"], { env: { ...process.env, MCPBOX_HOME: p.home, NO_COLOR: "1" }, encoding: "utf8" });
     expect(monitor).toContain("recent guard decisions");
     expect(monitor.includes(SECRET), monitor).toBe(false);
+  });
+
+  it("is hidden from what `mcpbox tools` prints: the list, its JSON and a call's answer", () => {
+    const { command, args } = mcpboxCommand();
+    const tools = (extra: string[]) => {
+      const r = spawnSync(command, [...args, "tools", ...extra, "-c", p.config], {
+        cwd: p.dir,
+        encoding: "utf8",
+        timeout: 170_000,
+        env: { ...process.env, MCPBOX_HOME: p.home, NO_COLOR: "1", MCPBOX_SEC_NAMES_KEY: SECRET },
+      });
+      if (r.error) throw r.error;
+      return r;
+    };
+    const list = tools([]);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toContain("evil__echo");
+    expect(list.stdout).toContain("[redacted]");
+    const json = tools(["--json"]);
+    expect(json.status, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).tools.length).toBe(2); // echo and use_<key>: the hidden one is not listed
+    // the server's answer holds the key (this one echoes what it was sent, as encoded)
+    const call = tools(["--call", "evil__echo", JSON.stringify({ note: Buffer.from(SECRET).toString("base64") })]);
+    expect(call.stdout).toContain("hostile: ");
+    for (const r of [list, json, call]) expect(`${r.stdout}${r.stderr}`.includes(SECRET) || `${r.stdout}`.includes(Buffer.from(SECRET).toString("base64")), r.stdout).toBe(false);
   });
 });

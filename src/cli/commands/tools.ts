@@ -8,6 +8,7 @@ import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { McpboxError, messageOf } from "../../errors.ts";
 import { createGateway } from "../../gateway/start.ts";
+import { auditValue, type Redact } from "../../gateway/redact.ts";
 import type { Gateway } from "../../gateway/gateway.ts";
 import { terminalLine, terminalText } from "../../text/terminal.ts";
 import { VERSION } from "../../version.ts";
@@ -25,19 +26,22 @@ export async function run(ctx: Context, positional: string[] = []): Promise<numb
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) err(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
   // only what the user must know: failures, warnings, builds; not the servers' routine states or their stderr
+  // a secret a server was given never reaches the terminal (hrev): its names, descriptions, answers, errors
+  let redact: Redact = (s) => s;
   const quiet = (line: string) => {
     if (/^\S+: (starting|running|stopped|stopping)\b|^\[/.test(line)) return;
-    const shown = `mcpbox: ${terminalLine(line)}`;
+    const shown = `mcpbox: ${terminalLine(redact(line))}`;
     err(/^\S+: failed: /.test(line) ? paint.yellow(shown) : paint.dim(shown)); // a failure is told once, where it is seen
   };
   const { gateway } = await createGateway(config, names, quiet);
+  redact = gateway.options.redact;
   const client = new Client({ name: "mcpbox-tools", version: VERSION });
   try {
     const [a, b] = InMemoryTransport.createLinkedPair();
     await gateway.connect(a);
     gateway.startEager();
     await client.connect(b);
-    if (typeof ctx.options.call === "string") return await callOne(client, ctx.options.call, args, ctx.options.json === true);
+    if (typeof ctx.options.call === "string") return await callOne(client, ctx.options.call, args, ctx.options.json === true, redact);
     const { tools } = await client.listTools();
     const failed = failedServers(gateway);
     printTools(gateway, tools, failed, ctx.options.json === true);
@@ -61,18 +65,18 @@ function parseArgs(raw: unknown): Record<string, unknown> {
   });
 }
 
-async function callOne(client: Client, tool: string, args: Record<string, unknown>, json: boolean): Promise<number> {
+async function callOne(client: Client, tool: string, args: Record<string, unknown>, json: boolean, redact: Redact): Promise<number> {
   let result: CallToolResult;
   try {
     result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
   } catch (e) {
     // the gateway's words (its errors name the tool or server already); the SDK (v2) puts no "MCP error <code>: " before them
-    const why = terminalLine(messageOf(e));
+    const why = terminalLine(redact(messageOf(e)));
     throw new McpboxError("failed", why.includes(tool) ? why : `calling ${tool} failed: ${why}`, { hint: "run `mcpbox tools` to see the tool names" });
   }
-  if (json) printJson(result);
-  // the server's answer is shown as text; --json gives it exactly (escaped)
-  else for (const c of result.content ?? []) out(c.type === "text" ? terminalText(c.text) : terminalLine(JSON.stringify(c)));
+  if (json) printJson(shown(result, redact));
+  // the server's answer is shown as text; --json gives it exactly (escaped), secrets hidden either way
+  else for (const c of result.content ?? []) out(c.type === "text" ? terminalText(redact(c.text)) : terminalLine(redact(JSON.stringify(c))));
   return result.isError ? 1 : 0;
 }
 
@@ -98,13 +102,15 @@ function printTools(gateway: Gateway, tools: Tool[], failed: FailedServer[], jso
     const route = gateway.catalog.toolRoutes.get(t.name);
     return { server: route?.server ?? "", name: t.name, description: firstLine(t.description ?? "") };
   });
+  const redact = gateway.options.redact;
   if (json) {
-    printJson({ tools: rows.map((r, i) => ({ ...r, tool: gateway.catalog.toolRoutes.get(tools[i]!.name)?.name, inputSchema: tools[i]!.inputSchema })), failed });
+    const doc = { tools: rows.map((r, i) => ({ ...r, tool: gateway.catalog.toolRoutes.get(tools[i]!.name)?.name, inputSchema: tools[i]!.inputSchema })), failed };
+    printJson(shown(doc, redact));
     return;
   }
   if (rows.length === 0) return void out(failed.length > 0 ? "no tools (see the failures above)" : "no tools");
   // names and descriptions are the servers' words: one line each, no escapes
-  const cells = rows.map((r) => ({ server: terminalLine(r.server), name: terminalLine(r.name), description: terminalLine(r.description) }));
+  const cells = rows.map((r) => ({ server: terminalLine(r.server), name: terminalLine(redact(r.name)), description: terminalLine(redact(r.description)) }));
   const w1 = Math.max(6, ...cells.map((r) => r.server.length));
   const w2 = Math.max(4, ...cells.map((r) => r.name.length));
   const width = process.stdout.columns ?? 120;
@@ -116,3 +122,9 @@ function printTools(gateway: Gateway, tools: Tool[], failed: FailedServer[], jso
 }
 
 const firstLine = (s: string) => s.split("\n").find((l) => l.trim() !== "")?.trim() ?? "";
+
+/** A JSON document with every secret value hidden in its strings and keys (nothing cut); as it is when none is in it. */
+function shown<T>(doc: T, redact: Redact): T {
+  const text = JSON.stringify(doc);
+  return redact(text) === text ? doc : (auditValue(doc, redact, Number.MAX_SAFE_INTEGER) as T);
+}
