@@ -51,11 +51,14 @@ export interface GatewayStartOptions {
   onLauncher?: (launcher: Launcher) => void;
 }
 
-export async function createGateway(config: ResolvedConfig, names: readonly string[], log: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
+export async function createGateway(config: ResolvedConfig, names: readonly string[], logLine: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
   const servers = selectServers(config, names);
   if (servers.length === 0) throw new McpboxError("config", "the config has no servers", { hint: "add one under servers: { ... }" });
   const { secrets, unavailable } = serverSecrets(servers);
   const redact = redactor([...secrets.values()].flatMap((s) => Object.values(s)));
+  // every line the gateway logs, redacted in one place: many quote what a server chose (tool names in a clash or a
+  // refused list, template URIs, restart reasons), and a server holds the secrets it was given (SPEC 4.5; hrev)
+  const log = (line: string) => logLine(redact(line));
   const session = newSessionId();
   const audit = openAudit(config);
   const events = new GatewayEvents();
