@@ -11,7 +11,17 @@ import path from "node:path";
 import { McpboxError } from "./errors.ts";
 
 export function mcpboxHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
+  const home = env.MCPBOX_HOME || path.join(os.homedir(), ".mcpbox");
+  // relative: inside whatever folder mcpbox runs in, which an MCP client makes the workspace (a cloned repository,
+  // whose committed files mcpbox would then trust: compile cache, run files, lists). "~/..." from a JSON env block,
+  // which no shell expanded, is the likely way in (hrev)
+  if (!path.isAbsolute(home)) {
+    throw new UntrustedFolder(
+      `$MCPBOX_HOME ${home} is not an absolute path: it would lie in the working folder (${process.cwd()}), which may be a repository`,
+      home.startsWith("~") ? `write the home folder out: ${path.join(os.homedir(), home.replace(/^~[\\/]?/, ""))} (no shell expanded the ~)` : "set MCPBOX_HOME to an absolute path",
+    );
+  }
+  return home;
 }
 
 /** A folder that someone else could have planted things in: the message names it, its owner or mode, and the fix. */

@@ -44,6 +44,9 @@ function homeCacheRoot() {
   } catch {
     return undefined; // no home folder (a uid without a passwd entry, in a container)
   }
+  // relative: in the working folder (an MCP client's workspace, a cloned repository whose committed files would be
+  // the compile cache); src/home.ts refuses it to every command that uses the home (hrev)
+  if (!path.isAbsolute(dir)) return undefined;
   const what = ["$MCPBOX_HOME", "mcpbox's folder"];
   const parts = [dir, path.join(dir, "cache")];
   for (let i = 0; i < parts.length; i++) {

@@ -95,4 +95,23 @@ describe("a home that another user could swap", () => {
       expect(tree(path.join(home, "cache", "compile")).length).toBeGreaterThan(1);
     }
   });
+
+  it("refuses a relative home (a `~/...` no shell expanded), which would lie in the repository a client runs it in", () => {
+    const repo = scratch("anc-relative");
+    fs.mkdirSync(path.join(repo, ".git"));
+    // what the repository commits where such a home lands: folders as git makes them (0755)
+    const planted = path.join(repo, "~", ".mcpbox", "cache", "compile");
+    fs.mkdirSync(planted, { recursive: true, mode: 0o755 });
+    fs.mkdirSync(path.join(repo, "~", ".mcpbox", "run"), { mode: 0o755 });
+    const v = validate("~/.mcpbox", repo);
+    expect(v.status, v.stderr).toBe(0);
+    expect(tree(planted)).toEqual([]); // no compile-cache entry written, none read there
+    for (const command of ["ps", "monitor"]) {
+      const r = mcpbox([command], "~/.mcpbox", repo);
+      expect(r.stderr).toContain(`error: $MCPBOX_HOME ~/.mcpbox is not an absolute path: it would lie in the working folder (${repo}), which may be a repository`);
+      expect(r.stderr).toContain("(no shell expanded the ~)");
+      expect(r.status).toBe(3);
+    }
+    expect(tree(path.join(repo, "~"))).toEqual([".mcpbox", ".mcpbox/cache", ".mcpbox/cache/compile", ".mcpbox/run"]);
+  });
 });
