@@ -45,4 +45,19 @@ describe("a repository's config reaches no terminal raw", () => {
     expect(printed).toContain("servers.ok.x: unknown key"); // the key is named, its sequence dropped
     expect(printed).toContain("U+001B"); // and the control character problem says what it held
   });
+
+  it("validate's verdict names a config in a folder the repository named with escapes, escaped", () => {
+    const dir = tempDir("config-terminal-path");
+    made.push(dir);
+    const folder = path.join(dir, `project${TITLE}`); // a clone is named by whoever made the repository or archive
+    fs.mkdirSync(folder);
+    fs.writeFileSync(path.join(folder, "sandbox.config.json"), JSON.stringify({ servers: { ok: { image: "alpine:3" } } }));
+    const { command, args } = mcpboxCommand();
+    const r = spawnSync(command, [...args, "validate", "-c", path.join(`project${TITLE}`, "sandbox.config.json")], { cwd: dir, encoding: "utf8", timeout: 60_000, env: { ...process.env, MCPBOX_HOME: path.join(dir, ".mcpbox"), NO_COLOR: "1" } });
+    if (r.error) throw r.error;
+    expect(r.status, r.stderr).toBe(0);
+    const printed = `${r.stdout}${r.stderr}`;
+    expect(printed).toContain("is valid");
+    expect(RAW_CONTROL.test(printed), JSON.stringify(printed)).toBe(false);
+  });
 });

@@ -7,6 +7,7 @@ import { discoverEngine, hostDiscoveryEnv, type Discovery } from "../../docker/d
 import { fileSharingProblem, sharedFolders } from "../../docker/file-sharing.ts";
 import { errorsOf, formatProblem, warningsOf, dotted } from "../../config/problems.ts";
 import { err, out, paint, printJson } from "../output.ts";
+import { terminalLine } from "../../text/terminal.ts";
 
 export async function run(ctx: Context): Promise<number> {
   const { file, raw } = await loadConfigFile({ configPath: ctx.configPath, cwd: ctx.cwd });
@@ -14,7 +15,7 @@ export async function run(ctx: Context): Promise<number> {
   const fileSharing = fileSharingOf(discoverEngine(host), process.platform, host.home || os.homedir(), host.readFile);
   // zod and the schema load only for a config the fast parser gives up on (a wrong one)
   const { problems, parsed } = await checkRawConfigQuickly(raw, file, { ...realEnv(), ...(fileSharing ? { fileSharing } : {}) });
-  const shown = displayPath(file, ctx.cwd);
+  const shown = terminalLine(displayPath(file, ctx.cwd)); // a cloned repository names the folder it is in (hrev)
   const errors = errorsOf(problems);
   if (ctx.options.json) {
     printJson({
