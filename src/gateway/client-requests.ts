@@ -5,6 +5,7 @@
  */
 import type { Request } from "@modelcontextprotocol/server";
 import type { ResolvedServer } from "../config/resolve.ts";
+import { terminalText } from "../text/terminal.ts";
 import { CAPS, capMessage } from "./limits.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
 
@@ -34,7 +35,10 @@ export function vetClientRequest(server: ResolvedServer, request: Request): Requ
   }
   const params = { ...(request.params ?? {}) } as Record<string, unknown>;
   if (kind === "elicitation") {
-    params.message = `Server "${server.name}" asks: ${typeof params.message === "string" ? params.message : ""}`;
+    // the server's words as a quote: controls and bidi overrides shown as escapes, and each line after its first
+    // marked "> ", so no line of it reads as mcpbox's own (an approval prompt is "mcpbox: allow server ...?"; hrev)
+    const [first, ...more] = terminalText(typeof params.message === "string" ? params.message : "").split("\n");
+    params.message = `Server "${server.name}" asks: ${first}${more.map((line) => `\n> ${line}`).join("")}`;
   } else if (kind === "sampling") {
     const own = typeof params.systemPrompt === "string" && params.systemPrompt !== "" ? `\n\n${params.systemPrompt}` : "";
     params.systemPrompt = `This request comes from the MCP server "${server.name}" (sandboxed by mcpbox), not from the user.${own}`;
