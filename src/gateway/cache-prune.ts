@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 
 const HOUR = 3600 * 1000;
-export const STALE_MS = 30 * 24 * HOUR;
+const STALE_MS = 30 * 24 * HOUR;
 
 export function pruneStale(dir: string, now = Date.now()): void {
   let names: string[];
