@@ -3,7 +3,8 @@
  * the old file first, then a temporary file in the same folder renamed over it (atomic on one file system).
  * A symlinked file (dotfile managers) is written through to its target, except out of a repository: a file inside a
  * git working tree (a cloned project's `.cursor/mcp.json`) is written only where it resolves inside that tree, so a
- * link the repository planted (to the user's global client file, or anywhere else) is refused (clientFileProblem).
+ * link the repository planted (to the user's global client file, or anywhere else) is refused (clientFileProblem);
+ * `init --from` reads a client file under the same rule (assertClientFileToRead).
  */
 import fsSync from "node:fs";
 import fs from "node:fs/promises";
@@ -91,6 +92,11 @@ async function realTarget(file: string): Promise<string> {
  * a repository and is followed as before.
  */
 export function clientFileProblem(file: string): string | undefined {
+  const escape = repositoryEscape(file);
+  return escape && `${file} lies in the repository ${escape.repo} but leads (through a link) to ${escape.real}, outside it`;
+}
+
+function repositoryEscape(file: string): { repo: string; real: string } | undefined {
   const given = path.resolve(file);
   let repo: string | undefined;
   for (let d = path.dirname(given); ; d = path.dirname(d)) {
@@ -104,7 +110,7 @@ export function clientFileProblem(file: string): string | undefined {
   const real = resolvedPath(given);
   const rel = path.relative(root, real);
   if (rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel)) return undefined;
-  return `${file} lies in the repository ${repo} but leads (through a link) to ${real}, outside it`;
+  return { repo, real };
 }
 
 /** Throws the usage error for a client file that clientFileProblem refuses. */
@@ -114,6 +120,21 @@ export function assertClientFile(file: string): void {
     throw new McpboxError("config", `refused: ${problem}; a link a repository holds is not written through`, {
       hint: "if that file is the one you mean, pass it itself with --file",
     });
+  }
+}
+
+/**
+ * The same refusal for a client file about to be read (`init --from`): a project's `.cursor/mcp.json` that is a link
+ * to the user's global file (or anywhere out of the repository) would turn that file into the project's config.
+ */
+export function assertClientFileToRead(file: string): void {
+  const escape = repositoryEscape(file);
+  if (escape) {
+    throw new McpboxError(
+      "config",
+      `refused: ${file} lies in the repository ${escape.repo} but leads (through a link) to ${escape.real}, outside it; a link a repository holds is not read through`,
+      { hint: `if ${escape.real} is the file you mean, pass it itself: mcpbox init --from ${escape.real}` },
+    );
   }
 }
 

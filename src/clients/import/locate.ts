@@ -1,10 +1,15 @@
-/** `--from <client or path>` → the file to read and the client whose shape it has. */
+/**
+ * `--from <client or path>` → the file to read and the client whose shape it has. A file in a git working tree is
+ * read only where it resolves inside that tree (a cloned project's `.cursor/mcp.json` that links to the user's
+ * global file would make it the project's config), as `config --write` writes (clients/write.ts).
+ */
 import fs from "node:fs";
 import path from "node:path";
 import { McpboxError } from "../../errors.ts";
 import { findClient, clientNames } from "../registry.ts";
 import { platformDirs } from "../paths.ts";
 import type { ClientDescriptor, ConfigFormat } from "../types.ts";
+import { assertClientFileToRead } from "../write.ts";
 
 export interface Located {
   file: string;
@@ -21,6 +26,12 @@ export interface LocateOptions {
 }
 
 export function locate(from: string, opts: LocateOptions): Located {
+  const located = choose(from, opts);
+  assertClientFileToRead(located.file);
+  return located;
+}
+
+function choose(from: string, opts: LocateOptions): Located {
   const client = findClient(from);
   if (client) {
     // the user's own file first: a project file in the working folder may come from a repository just cloned
