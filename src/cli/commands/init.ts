@@ -9,6 +9,7 @@ import { McpboxError } from "../../errors.ts";
 import { CONFIG_NAMES } from "../../config/load.ts";
 import { readAsset } from "../../assets.ts";
 import { err, out, paint } from "../output.ts";
+import { terminalLine } from "../../text/terminal.ts";
 import { createExclusive, makeFolders, occupied, replaceFile } from "./_files.ts";
 
 export const TYPES_PATH = ".mcpbox/types/mcpbox.d.ts";
@@ -37,8 +38,9 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
     const { convertClientConfig } = await import("../../clients/import/index.ts");
     const converted = await convertClientConfig(ctx.options.from, { cwd: ctx.cwd });
     text = `/// <reference path="./${TYPES_PATH}" />\n${converted.text}`;
-    summary = ` from ${converted.source}: ${converted.servers} converted, ${converted.skipped} kept as comments`;
-    for (const note of converted.notes) err(`${paint.yellow("note:")} ${note}`);
+    // paths lie in folders a cloned repository or an unpacked archive named: shown terminal-safe, as validate's (hrev)
+    summary = ` from ${terminalLine(converted.source)}: ${converted.servers} converted, ${converted.skipped} kept as comments`;
+    for (const note of converted.notes) err(`${paint.yellow("note:")} ${terminalLine(note)}`);
   }
   fs.mkdirSync(dir, { recursive: true });
   const typesDir = makeFolders(dir, path.dirname(TYPES_PATH));
@@ -48,7 +50,7 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
   if (force) replaceFile(configFile, text);
   else if (!createExclusive(configFile, text)) throw alreadyThere(ctx, configFile);
   replaceFile(path.join(typesDir, path.basename(TYPES_PATH)), readAsset("templates/init/mcpbox.d.ts"));
-  const shown = (file: string) => path.relative(ctx.cwd, file) || path.basename(file);
+  const shown = (file: string) => terminalLine(path.relative(ctx.cwd, file) || path.basename(file));
   const created: [string, string][] = [
     [shown(configFile), summary ? `your servers${summary}` : "the config: one example server to edit"],
     [shown(path.join(dir, TYPES_PATH)), "types for your editor and tsc"],
