@@ -42,6 +42,8 @@ export interface DockerLauncherOptions {
   engineUp?: Promise<void>;
   /** the servers whose catalog-cache look-up starts now, beside the sweep, instead of at their first start */
   lookUpEarly?: readonly ResolvedServer[];
+  /** the catalog checks (the SDK) load after this: a stdio client's first requests answered early (start.ts) */
+  earlyAnswers?: Promise<void>;
 }
 
 export interface LaunchSide extends Pick<Launcher, "close"> {

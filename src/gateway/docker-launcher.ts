@@ -65,7 +65,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
     const settled = launched.then(() => {}, () => {});
     return Promise.race([settled, made.then(() => new Promise<void>((r) => setTimeout(r, EARLY_START_WAIT_MS).unref()))]);
   };
-  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? [], startEarly) : { earlyStarts: Promise.resolve() };
+  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? [], startEarly, o.earlyAnswers) : { earlyStarts: Promise.resolve() };
   return {
     async prepare(server) {
       const e = early.get(server.name);
@@ -108,6 +108,7 @@ function rememberedIn(
   config: ResolvedConfig,
   early: readonly ResolvedServer[],
   startEarly: (server: ResolvedServer) => Promise<unknown>,
+  earlyAnswers: Promise<void> | undefined,
 ): Pick<Launcher, "remembered" | "remember" | "earlyStarts"> {
   const shownFrom = new Map<string, string>();
   const imageId = (ref: string) => imageIdOf(ref, dockerodeImageId).catch(() => undefined);
@@ -119,6 +120,7 @@ function rememberedIn(
   };
   const read = async (server: ResolvedServer, id: string | undefined) => {
     if (!id) return undefined;
+    await earlyAnswers; // the checks load the SDK: not while the client's first requests can be answered early
     await loadCatalogChecks();
     return { id, entry: cache.read(server, id) };
   };

@@ -49,6 +49,12 @@ export interface GatewayStartOptions {
    * so a stop in that moment has containers to remove (serve closes it)
    */
   onLauncher?: (launcher: Launcher) => void;
+  /**
+   * Resolves once a stdio client's first requests were answered from the record of this set-up's answers, or none
+   * could be (early-stdio.ts): the gateway's code and the catalog checks (the SDK) load after it, since loading them
+   * holds the one thread for tens of ms
+   */
+  earlyAnswers?: Promise<void>;
 }
 
 export async function createGateway(config: ResolvedConfig, names: readonly string[], logLine: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
@@ -70,12 +76,14 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
     config, session, secrets, redact, log, audit, onEgress,
     ...(catalog ? { catalogCache: catalog, lookUpEarly } : {}),
     ...(o.engineUp ? { engineUp: o.engineUp } : {}),
+    ...(o.earlyAnswers ? { earlyAnswers: o.earlyAnswers } : {}),
   });
   o.onLauncher?.(launcher);
   const listCache = listCacheFor();
   // the gateway's code (the SDK's server side and its protocol schemas) loads once the servers with nothing cached
   // have their containers: their clients wait for them, not for it (issue 15: start cost)
   await launcher.earlyStarts;
+  await o.earlyAnswers;
   const { Gateway } = await import("./gateway.ts");
   const gateway = new Gateway({ servers, launcher, session, events, audit, redact, log, listCache, unavailable });
   const info: GatewayInfo = { session, pid: process.pid, configFile: config.file, startedAt: Date.now(), version: VERSION };

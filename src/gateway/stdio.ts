@@ -10,6 +10,8 @@ import { chunkOfLines, turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { CAPS } from "./limits.ts";
 import { ErrorCode } from "./rpc-error.ts";
 import type { RawChannel } from "./raw-channel.ts";
+import { idKey, type EarlyHandover } from "./early-stdio.ts";
+import type { EarlyMethod } from "./answer-record.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
 
@@ -26,11 +28,19 @@ export class BoundedStdioTransport implements Transport, RawChannel {
   #size = 0;
   #skipping = false;
   #closed = false;
+  /** what was read and answered before the gateway's code loaded (early-stdio.ts), and the record of its answers */
+  readonly #early: EarlyHandover | undefined;
+  /** the client's initialize and first tools/list, by id, until answered: the gateway's answers are recorded */
+  readonly #asked = new Map<string, { method: EarlyMethod; params: string }>();
+  #listAsked = false;
+  #watching: boolean;
 
-  constructor(stdin: Readable, stdout: Writable, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES) {
+  constructor(stdin: Readable, stdout: Writable, maxMessageBytes = DEFAULT_MAX_MESSAGE_BYTES, early?: EarlyHandover) {
     this.#in = stdin;
     this.#out = stdout;
     this.#max = maxMessageBytes;
+    this.#early = early;
+    this.#watching = early?.record !== undefined;
   }
 
   async start(): Promise<void> {
@@ -39,6 +49,12 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     this.#in.on("close", this.#onEnd);
     this.#in.on("error", this.#onEnd);
     this.#out.on("error", this.#onEnd);
+    const early = this.#early;
+    if (!early) return;
+    // what was read before: handled first, in order, as if it came now (the stream was paused meanwhile)
+    if (early.buffered.length > 0) this.#onData(early.buffered);
+    if (early.ended) this.#onEnd();
+    else this.#in.resume();
   }
 
   #onData = (chunk: Buffer | string): void => {
@@ -98,6 +114,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
       return;
     }
     if (this.intercept?.(json)) return;
+    if (this.#watching) this.#asking(json);
     if (!isSpecType.JSONRPCMessage(json)) {
       const id = (json as { id?: unknown } | null)?.id;
       if (typeof id === "string" || typeof id === "number") this.#reject(ErrorCode.InvalidRequest, "Invalid request", id);
@@ -105,6 +122,40 @@ export class BoundedStdioTransport implements Transport, RawChannel {
       return;
     }
     this.onmessage?.(json);
+  }
+
+  /** Notes the client's initialize and first tools/list (no cursor): the gateway's answers to them are recorded. */
+  #asking(json: unknown): void {
+    const m = json as { id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null;
+    if (!m || (typeof m.id !== "string" && typeof m.id !== "number") || this.#asked.size >= 4) return;
+    if (m.method === "initialize") this.#asked.set(idKey(m.id), { method: "initialize", params: JSON.stringify(m.params ?? null) });
+    else if (m.method === "tools/list" && !this.#listAsked) {
+      this.#listAsked = true;
+      if (m.params?.cursor === undefined) this.#asked.set(idKey(m.id), { method: "tools/list", params: JSON.stringify(m.params ?? null) });
+    }
+  }
+
+  /**
+   * The gateway's answer to a request noted by #asking: recorded for the next start; when it was answered early, not
+   * sent (the client has its answer), and when that answer differs from the gateway's, recorded anew and, for a
+   * tools/list, followed by list_changed, so the client lists again and gets the gateway's own answer. True: dropped.
+   */
+  #answered(message: unknown): boolean {
+    const m = message as { id?: unknown; result?: unknown; error?: unknown };
+    if ((typeof m.id !== "string" && typeof m.id !== "number") || (m.result === undefined && m.error === undefined)) return false;
+    const key = idKey(m.id);
+    const record = this.#early!.record!;
+    const given = this.#early!.answered.get(key);
+    const asked = given ?? this.#asked.get(key);
+    if (!asked) return false;
+    this.#early!.answered.delete(key);
+    this.#asked.delete(key);
+    if (this.#listAsked && this.#asked.size === 0 && this.#early!.answered.size === 0) this.#watching = false;
+    const result = m.result === undefined ? undefined : JSON.stringify(m.result);
+    if (result !== undefined && result !== given?.result) record.put({ method: asked.method, params: asked.params, result });
+    if (!given) return false;
+    if (result !== given.result && given.method === "tools/list") this.sendLine('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
+    return true;
   }
 
   #reject(code: number, message: string, id?: string | number): void {
@@ -144,6 +195,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
 
   #write(message: unknown): Promise<void> {
     if (this.#closed || this.#out.destroyed) return Promise.resolve();
+    if (this.#watching && this.#answered(message)) return Promise.resolve();
     if (this.#backedUp() && !("id" in (message as object)) && "method" in (message as object)) return Promise.resolve();
     this.#cork();
     return new Promise((resolve) => {

@@ -6,7 +6,10 @@
 import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
-import { createGateway } from "../../gateway/start.ts";
+import { createGateway, selectServers } from "../../gateway/start.ts";
+import { answerRecord } from "../../gateway/answer-record.ts";
+import { EarlyStdio } from "../../gateway/early-stdio.ts";
+import { homeFolder } from "../../home.ts";
 import type { Launcher } from "../../gateway/launcher.ts";
 import { pingEngineSocket } from "../../docker/engine-socket.ts";
 import { publishGateway } from "../../monitor/publisher.ts";
@@ -36,7 +39,7 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   const http = httpSide?.httpSettings(ctx.options); // bad flags and an untrusted token file stop serve before anything starts
   const stop = stopRequests(); // first: a signal stops serve at any moment, also while the config loads
   let launcher: Launcher | undefined;
-  const starting = startGateway(ctx, names, (l) => (launcher = l));
+  const starting = startGateway(ctx, names, (l) => (launcher = l), !http);
   starting.catch(() => {}); // a failure after a stop request is of no interest
   const started = await Promise.race([starting, stop.reason.then(() => undefined)]);
   if (!started) {
@@ -46,7 +49,7 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
     if (launcher && !(await within(launcher.close().catch(() => {}), STOP_DEADLINE_MS))) log("stopping took too long: the reaper removes the containers left");
     return stop.failed() ? EXIT.internal : 0;
   }
-  const { gateway, publication } = started;
+  const { gateway, publication, early } = started;
   let why: string;
   let listener: { close(): Promise<void> } | undefined;
   if (http && httpSide) {
@@ -60,7 +63,7 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
     why = await stop.reason;
   } else {
     const { BoundedStdioTransport } = await import("../../gateway/stdio.ts"); // with the gateway's SDK code (start.ts)
-    const session = await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout));
+    const session = await gateway.connect(new BoundedStdioTransport(process.stdin, process.stdout, undefined, early?.handover()));
     gateway.startEager();
     why = await Promise.race([stop.reason, session.closed.then(() => "the client closed stdin")]);
   }
@@ -74,21 +77,41 @@ export async function run(ctx: Context, names: string[] = []): Promise<number> {
   return stop.failed() ? EXIT.internal : 0;
 }
 
-async function startGateway(ctx: Context, names: string[], onLauncher: (launcher: Launcher) => void) {
+async function startGateway(ctx: Context, names: string[], onLauncher: (launcher: Launcher) => void, stdio: boolean) {
   // the engine's round trip overlaps the config's load; a bad config is still reported first (issue 15). On the
   // engine's socket without dockerode, which only the first container start needs
   const engineUp = pingEngineSocket(async () => (await import("../../docker/engine.ts")).pingEngine());
   engineUp.catch(() => {});
   const { file, config, warnings } = await loadConfig({ cwd: ctx.cwd, configPath: ctx.configPath });
   for (const w of warnings) log(`warning: ${formatProblem(displayPath(file, ctx.cwd), w)}`);
+  // a stdio client's initialize and first tools/list get this set-up's recorded answers before the gateway's code
+  // loads; the gateway answers them too and corrects what differed (early-stdio.ts, stdio.ts; issue 15)
+  let redact: ((text: string) => string) | undefined;
+  const early = stdio ? new EarlyStdio(process.stdin, process.stdout, recordOf(config, names, () => redact)) : undefined;
   // the client sees each server's tools of its last run at once; a call waits for the server (issue 15)
-  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp, onLauncher });
+  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp, onLauncher, ...(early ? { earlyAnswers: early.done } : {}) });
+  redact = gateway.options.redact;
   log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
   const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
     log(`monitor socket unavailable: ${messageOf(e)}`);
     return undefined;
   });
-  return { gateway, publication };
+  return { gateway, publication, early };
+}
+
+/** The record of this set-up's answers; undefined when it has none to key it by (answer-record.ts) or names no server. */
+function recordOf(config: Parameters<typeof selectServers>[0], names: readonly string[], redact: () => ((text: string) => string) | undefined) {
+  let servers;
+  try {
+    servers = selectServers(config, names);
+  } catch {
+    return Promise.resolve(undefined); // createGateway reports it
+  }
+  const holdsSecret = () => {
+    const r = redact();
+    return r && ((text: string) => r(text) !== text);
+  };
+  return answerRecord(config, servers, () => homeFolder("cache/answers"), holdsSecret).catch(() => undefined);
 }
 
 /** SIGINT, SIGTERM, or a bug (uncaught), from the first moment of serve. */
