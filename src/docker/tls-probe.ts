@@ -24,6 +24,8 @@ req.on("error", (e) => say({ ok: false, code: String(e.code || "ERROR"), message
 
 export async function probeRegistryTls(image: string, caCerts: string | undefined, docker: Docker = engine(), timeoutMs = 15_000): Promise<TlsOutcome> {
   const base = hardenedProbeOptions(image);
+  // its one JSON line is read back with `logs` (not attached): the engine's default log driver, not a server's "none"
+  const { LogConfig: _noLog, ...hostConfig } = base.HostConfig ?? {};
   const options: Docker.ContainerCreateOptions = {
     ...base,
     Entrypoint: ["node"],
@@ -33,7 +35,7 @@ export async function probeRegistryTls(image: string, caCerts: string | undefine
     StdinOnce: false,
     AttachStdin: false,
     HostConfig: {
-      ...base.HostConfig,
+      ...hostConfig,
       NetworkMode: "bridge", // what a build's RUN steps get
       Binds: caCerts ? [`${caCerts}:${CA_IN_CONTAINER}:ro`] : [],
     },

@@ -47,6 +47,7 @@ describe("containerOptions", () => {
         { Name: "nofile", Soft: 8192, Hard: 8192 },
         { Name: "nproc", Soft: 8192, Hard: 8192 },
       ],
+      LogConfig: { Type: "none", Config: {} }, // the gateway attaches; the engine writes no log to the host's disk
     });
     expect(o.HostConfig).not.toHaveProperty("AutoRemove");
   });
@@ -120,6 +121,7 @@ describe("dockerRunArgs", () => {
       "--cap-drop", "ALL",
       "--security-opt", "no-new-privileges:true",
       "--init",
+      "--log-driver", "none",
       "--memory", "512m", "--memory-swap", "512m",
       "--cpus", "1", "--pids-limit", "256",
       "--tmpfs", `/tmp:rw,noexec,nosuid,nodev,size=${64 * MiB}`,

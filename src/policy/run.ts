@@ -30,6 +30,13 @@ export const ULIMITS = [
 export const SECURITY_OPT = "no-new-privileges:true";
 
 /**
+ * The gateway reads a server's stdout and stderr on the attach stream; the engine keeps no log of them. Its default
+ * driver (json-file, no size limit, on Docker and Podman) wrote every byte a server printed to the host's disk until
+ * the container went: a server flooding stderr filled it, and its answers (what it read with a secret) lay there.
+ */
+export const NO_ENGINE_LOG = { Type: "none", Config: {} } as const;
+
+/**
  * A server's network when the gateway made it: an allowlisted server's way out (src/egress startEgress: the
  * forwarder's namespace and the proxy variables), or a "bridge" server's own network (server-network.ts, no env).
  */
@@ -77,6 +84,7 @@ export function containerOptions(
       ...processLimits(server),
       // runtime "gvisor": the engine's runsc; none asked for "runc", the engine's default
       ...(server.engineRuntime ? { Runtime: server.engineRuntime } : {}),
+      LogConfig: NO_ENGINE_LOG,
       // no AutoRemove: it loses the OOM flag; the container is removed explicitly after it stops (ENVIRONMENT)
     },
   };
@@ -95,7 +103,7 @@ export function dockerRunArgs(server: ResolvedServer, ctx: { image: string; conf
   // "bridge" stays docker's shared bridge here: a plain `docker run` has no gateway to make a network of the server's own
   args.push("--network", networkMode(server));
   if (server.readOnlyRoot) args.push("--read-only");
-  args.push("--user", server.user, "--cap-drop", "ALL", "--security-opt", SECURITY_OPT, "--init");
+  args.push("--user", server.user, "--cap-drop", "ALL", "--security-opt", SECURITY_OPT, "--init", "--log-driver", NO_ENGINE_LOG.Type);
   args.push("--memory", sizeArg(l.memory, l.memoryBytes), "--memory-swap", sizeArg(l.memory, l.memoryBytes));
   const processes = processLimits(server);
   args.push("--cpus", String(l.cpus), "--pids-limit", String(processes.PidsLimit));
