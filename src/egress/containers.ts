@@ -38,6 +38,8 @@ function hardened(o: EgressContainerOptions, role: "proxy" | "forward", settings
       PidsLimit: 64,
       Tmpfs: { "/tmp": TMPFS },
       Mounts: [{ Type: "volume", Source: o.volume, Target: SOCKET_DIR }],
+      // their output is read on the attach stream (launch.ts): no engine log file of the proxy's records on the host
+      LogConfig: { Type: "none", Config: {} },
     },
   };
 }

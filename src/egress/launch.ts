@@ -62,8 +62,9 @@ export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
     const forwarding = (async () => {
       const forwarder = await o.docker.createContainer(forwarderContainer(base, forwarderSettings(o.server, o.allow)));
       containers.push(() => forwarder.remove({ force: true }));
+      const said = await output(o.docker, forwarder.id);
       await forwarder.start();
-      await follow(o.docker, forwarder.id, () => {});
+      await follow(o.docker, said, () => {});
       return forwarder;
     })();
     const proxying = (async () => {
@@ -76,8 +77,9 @@ export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
       ));
       containers.push(() => proxy.remove({ force: true }));
       for (const n of networks.slice(1)) await o.docker.getNetwork(n).connect({ Container: proxy.id });
+      const said = await output(o.docker, proxy.id);
       await proxy.start();
-      await follow(o.docker, proxy.id, o.onRecord);
+      await follow(o.docker, said, o.onRecord);
       return proxy;
     })();
     const settled = await Promise.allSettled([forwarding, proxying]);
@@ -127,9 +129,17 @@ async function gatewaysOf(docker: Docker, network: string): Promise<string[]> {
   return (info.IPAM?.Config ?? []).flatMap((c) => (c.Gateway ? [c.Gateway.split("/")[0]!] : []));
 }
 
-/** Follows a container's stdout: resolves at its "ready" line; each later record goes to onRecord. */
-async function follow(docker: Docker, id: string, onRecord: (r: EgressRecord) => void): Promise<void> {
-  const stream = await docker.getContainer(id).logs({ follow: true, stdout: true, stderr: true });
+/**
+ * A container's stdout and stderr from its first byte: attached before it starts. The engine keeps no log of them
+ * (containers.ts): the proxy writes a record per connection, which a server making denied requests in a loop (one
+ * pipelined connection holds thousands) turned into an engine log file growing on the host's disk without bound.
+ */
+async function output(docker: Docker, id: string): Promise<NodeJS.ReadableStream> {
+  return (await docker.getContainer(id).attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+}
+
+/** Follows a container's attached output: resolves at its "ready" line; each later record goes to onRecord. */
+async function follow(docker: Docker, stream: NodeJS.ReadableStream, onRecord: (r: EgressRecord) => void): Promise<void> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   docker.modem.demuxStream(stream, stdout, stderr);

@@ -1,0 +1,69 @@
+/**
+ * Boundaries 5 and 15 on the host's disk (hrev): an allowlisted server's egress proxy writes one record per
+ * connection or plain request, allowed or denied, on its stdout, and the gateway read them with the engine's `logs`,
+ * so the proxy ran with the engine's default log driver (json-file, no size limit): a server pipelining denied
+ * requests on one connection (thousands per call, as fast as the proxy answers) grew a log file under
+ * /var/lib/docker without bound for the whole session. The hostile fixture: the egress test server pipelines 2000
+ * requests for a host its list does not name; each must still be an audit line (the records come on the proxy's
+ * attach stream), and the engine must keep no log of the proxy or the forwarder.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { engine } from "../../src/docker/engine.ts";
+import { auditLines, connect, containersOf, project, waitFor, type Connected, type TestProject } from "../helpers/gateway.ts";
+import { nodeBaseImage } from "../helpers/images.ts";
+
+const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/egress");
+const REQUESTS = 2000;
+let p: TestProject;
+let c: Connected;
+
+beforeAll(async () => {
+  const image = await nodeBaseImage(engine());
+  p = project({});
+  fs.writeFileSync(p.config, JSON.stringify({ servers: { web: {
+    image,
+    command: ["node", "/fixtures/server.mjs"],
+    mounts: [{ source: FIXTURES, target: "/fixtures" }],
+    network: { allow: ["good.test"] },
+    timeouts: { startupMs: 60_000, callMs: 60_000 },
+  } } }, null, 2));
+  c = await connect(p);
+}, 180_000);
+
+afterAll(async () => {
+  await c?.client.close().catch(() => {});
+  if (p) fs.rmSync(p.dir, { recursive: true, force: true });
+});
+
+/** What the engine can give back of a container's output: its log, or nothing when its driver keeps none. */
+async function engineLog(id: string): Promise<Buffer> {
+  try {
+    return (await engine().getContainer(id).logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
+  } catch (e) {
+    if (/does not support reading|logging driver|log driver|not logging output/i.test((e as Error).message)) return Buffer.alloc(0);
+    throw e;
+  }
+}
+
+describe("an allowlisted server's denied requests are audited, never logged by the engine on the host's disk", () => {
+  it("audits 2000 pipelined denied requests and leaves no engine log of the proxy or the forwarder", async () => {
+    const payload = "GET http://denied.test/DENIED-7c1 HTTP/1.1\r\nHost: denied.test\r\n\r\n".repeat(REQUESTS);
+    const r = (await c.client.callTool({ name: "web__tcp", arguments: { host: "127.0.0.1", port: 3128, payload } }, undefined, { timeout: 60_000 })) as {
+      content: Array<{ text: string }>;
+    };
+    expect(r.content[0]!.text).toContain("403 Forbidden");
+    const denied = () => auditLines(p).filter((l) => l.method === "egress" && l.host === "denied.test");
+    await waitFor("the denied requests audited", () => (denied().length >= REQUESTS ? true : undefined), 30_000);
+    const egress = (await containersOf(c.pid)).filter((x) => x.Labels["mcpbox.egress"]);
+    expect(egress.map((x) => x.Labels["mcpbox.egress"]).sort()).toEqual(["forward", "proxy"]);
+    for (const x of egress) {
+      const info = await engine().getContainer(x.Id).inspect();
+      const log = await engineLog(x.Id);
+      const role = x.Labels["mcpbox.egress"];
+      expect(log.toString("latin1").includes("denied.test"), `the engine kept ${log.length} bytes of the ${role}'s output (driver ${info.HostConfig.LogConfig?.Type})`).toBe(false);
+      expect(info.HostConfig.LogConfig?.Type, role).toBe("none");
+    }
+  });
+});
