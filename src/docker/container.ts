@@ -9,6 +9,7 @@ import type { Transport } from "@modelcontextprotocol/client";
 import { McpboxError, messageOf } from "../errors.ts";
 import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "./_attach.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
+import { boundImageVolumes, imageVolumes } from "./image-volumes.ts";
 import { mountsDeniedError } from "./file-sharing.ts";
 import { ignoreStatus, removeContainer, statusOf } from "./_http.ts";
 import { LABEL } from "../policy/labels.ts";
@@ -95,9 +96,13 @@ export async function startServerContainer(
   };
 }
 
-/** Creates the container; a leftover of the same name from this session (a restart racing a removal) is replaced. */
+/**
+ * Creates the container; a leftover of the same name from this session (a restart racing a removal) is replaced. The
+ * image's VOLUMEs become tmpfs mounts first (image-volumes.ts): never an unbounded volume on the host's disk.
+ */
 async function createContainer(docker: Docker, given: ContainerCreateOptions): Promise<string> {
-  const options = await createOptionsForEngine(docker, given);
+  const bounded = boundImageVolumes(given, await imageVolumes(docker, String(given.Image)));
+  const options = await createOptionsForEngine(docker, bounded);
   try {
     return (await docker.createContainer(options)).id;
   } catch (e) {
