@@ -90,6 +90,8 @@ describe("serve with the catalog of an earlier run", () => {
     const entry = JSON.parse(fs.readFileSync(file, "utf8"));
     entry.lists.tools.push({ name: "gone", description: "not in this server any more", inputSchema: { type: "object" } });
     fs.writeFileSync(file, JSON.stringify(entry)); // still 0600, this user's: believed
+    // the catalog alone: the gateway's recorded answers, given before it reads the catalog, are early-answers.test.ts's
+    fs.rmSync(path.join(p.home, "cache", "answers"), { recursive: true, force: true });
     const t0 = Date.now();
     await serve(async (gw, changes) => {
       const { names, ms } = await listed(gw, t0);

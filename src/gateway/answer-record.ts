@@ -18,7 +18,7 @@ import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
 import { imageIdOf } from "../docker/engine-socket.ts";
 import { pruneStale, touched } from "./cache-prune.ts";
-import { trustedFile } from "./catalog-cache.ts";
+import { cacheFileName, trustedFile } from "./catalog-cache.ts";
 import { CAPS } from "./limits.ts";
 import { shortHash } from "./names.ts";
 
@@ -49,7 +49,8 @@ const FILE_CAP = CAPS.listBytes + 512 * 1024;
 const PER_METHOD = 3;
 
 /**
- * The record of this set-up, read now; undefined when the set-up has no key (an eager server whose image id cannot be
+ * The record of this set-up, read now (empty while an eager server's catalog-cache entry is missing or would not be
+ * believed: catalogsBelieved); undefined when the set-up has no key (an eager server whose image id cannot be
  * had without a build or the SDK: a template server, an engine not on a local socket, a missing image).
  * `folder` makes and checks the folder (homeFolder); when it throws, nothing is read or written.
  */
@@ -58,12 +59,14 @@ export async function answerRecord(
   servers: readonly ResolvedServer[],
   folder: () => string,
   holdsSecret: () => ((text: string) => boolean) | undefined,
+  catalogFolder: () => string,
   build: string = import.meta.url,
 ): Promise<AnswerRecord | undefined> {
   const ids = await eagerImageIds(servers);
   if (!ids) return undefined;
   const key = shortHash(`${FORMAT}\0${build}\0${config.hash}\0${stableJson(servers)}\0${ids.join(",")}`, 32);
-  let answers = readAnswers(folder, key);
+  // nothing is given early where the gateway would not answer from its catalog cache (it is still recorded)
+  let answers = catalogsBelieved(servers, ids, catalogFolder) ? readAnswers(folder, key) : [];
   return {
     empty: () => answers.length === 0,
     find: (method, params) => answers.find((a) => a.method === method && a.params === params)?.result,
@@ -94,6 +97,32 @@ async function eagerImageIds(servers: readonly ResolvedServer[]): Promise<string
     }),
   );
   return ids.every((id): id is string => typeof id === "string") ? ids : undefined;
+}
+
+/**
+ * Whether every eager server's catalog-cache entry for its image now is there and would be believed (a regular file of
+ * this user that nobody else can write, not a link): the recorded answers are used only where the gateway would answer
+ * from its catalog cache too; anywhere else it waits for its servers, and so does the client.
+ */
+function catalogsBelieved(servers: readonly ResolvedServer[], ids: readonly string[], catalogFolder: () => string): boolean {
+  let dir: string;
+  try {
+    dir = catalogFolder();
+  } catch {
+    return false;
+  }
+  return servers.every((s, i) => {
+    if (s.startup !== "eager" || s.source.kind !== "image") return true;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(path.join(dir, cacheFileName(s, ids[i]!)), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));
+      return trustedFile(fs.fstatSync(fd), process.getuid?.());
+    } catch {
+      return false;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  });
 }
 
 function readAnswers(folder: () => string, key: string): RecordedAnswer[] {

@@ -17,6 +17,8 @@ export interface EarlyHandover {
   buffered: Buffer;
   /** stdin ended while it was read here */
   ended: boolean;
+  /** where in `buffered` the line of an initialize answered here ends (what follows it waits for the gateway's answer) */
+  initializeEnd: number | undefined;
   /** the requests answered here, by id (idKey), with the answer given */
   answered: Map<string, { method: EarlyMethod; params: string; result: string }>;
   /** where the gateway's own answers to these requests are kept for the next start */
@@ -40,8 +42,12 @@ export class EarlyStdio {
   readonly #read: Buffer[] = [];
   #size = 0;
   #tail = "";
+  /** the bytes of the whole lines looked at so far */
+  #lineEnd = 0;
+  #initializeEnd: number | undefined;
   #ended = false;
   #stopped = false;
+  #reading = false;
   #record: AnswerRecord | undefined;
   #state: "initialize" | "list" = "initialize";
   #timer: NodeJS.Timeout | undefined;
@@ -56,6 +62,7 @@ export class EarlyStdio {
       (r) => {
         this.#record = r;
         if (!r || r.empty() || this.#stopped) return this.#stop();
+        this.#reading = true;
         this.#in.on("data", this.#onData);
         this.#in.on("end", this.#onEnd);
         this.#in.on("close", this.#onEnd);
@@ -69,7 +76,7 @@ export class EarlyStdio {
   /** Stops answering here and gives the transport what was read (call once, before the transport starts). */
   handover(): EarlyHandover {
     this.#stop();
-    return { buffered: Buffer.concat(this.#read), ended: this.#ended, answered: this.#answered, record: this.#record };
+    return { buffered: Buffer.concat(this.#read), ended: this.#ended, initializeEnd: this.#initializeEnd, answered: this.#answered, record: this.#record };
   }
 
   #onData = (chunk: Buffer | string): void => {
@@ -80,7 +87,11 @@ export class EarlyStdio {
     if (this.#size > READ_CAP) return this.#stop();
     const lines = (this.#tail + buf.toString("utf8")).split("\n");
     this.#tail = lines.pop() ?? "";
-    for (const line of lines) if (!this.#stopped && line.trim() !== "" && !this.#step(line)) this.#stop();
+    for (const line of lines) {
+      if (this.#stopped) break;
+      this.#lineEnd += Buffer.byteLength(line) + 1;
+      if (line.trim() !== "" && !this.#step(line)) this.#stop();
+    }
   };
 
   /** One whole line: answered (true), or the end of what is answered here (false). */
@@ -102,6 +113,7 @@ export class EarlyStdio {
     this.#answered.set(idKey(m.id), { method, params, result });
     this.#out.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}\n`);
     if (method === "tools/list") return false; // all that is answered here
+    this.#initializeEnd = this.#lineEnd;
     this.#state = "list";
     this.#wait(LIST_WAIT_MS);
     return true;
@@ -126,7 +138,7 @@ export class EarlyStdio {
     this.#in.off("end", this.#onEnd);
     this.#in.off("close", this.#onEnd);
     this.#in.off("error", this.#onEnd);
-    if (this.#record && !this.#ended) this.#in.pause(); // what comes next waits in the pipe for the transport
+    if (this.#reading && !this.#ended) this.#in.pause(); // what comes next waits in the pipe for the transport
     this.#finish();
   }
 }

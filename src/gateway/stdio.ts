@@ -51,9 +51,23 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     this.#out.on("error", this.#onEnd);
     const early = this.#early;
     if (!early) return;
-    // what was read before: handled first, in order, as if it came now (the stream was paused meanwhile)
-    if (early.buffered.length > 0) this.#onData(early.buffered);
-    if (early.ended) this.#onEnd();
+    // what was read before is handled first, in order, as if it came now (the stream was paused meanwhile). A client
+    // sends nothing after its initialize until that is answered: what it sent after the initialize answered early
+    // waits for the gateway's own answer to it, as it would have, and so does the rest of stdin
+    const end = early.initializeEnd ?? early.buffered.length;
+    this.#held = early.buffered.subarray(end);
+    if (end > 0) this.#onData(early.buffered.subarray(0, end));
+    if (early.initializeEnd === undefined) this.#release();
+  }
+
+  /** What came after an initialize answered early, once the gateway answered it too; then stdin as usual. */
+  #held: Buffer | undefined;
+  #release(): void {
+    const held = this.#held;
+    if (!held) return;
+    this.#held = undefined;
+    if (held.length > 0) this.#onData(held);
+    if (this.#early!.ended) this.#onEnd();
     else this.#in.resume();
   }
 
@@ -154,6 +168,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     const result = m.result === undefined ? undefined : JSON.stringify(m.result);
     if (result !== undefined && result !== given?.result) record.put({ method: asked.method, params: asked.params, result });
     if (!given) return false;
+    if (given.method === "initialize") setImmediate(() => this.#release()); // not inside the SDK's send
     if (result !== given.result && given.method === "tools/list") this.sendLine('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
     return true;
   }

@@ -111,7 +111,7 @@ function recordOf(config: Parameters<typeof selectServers>[0], names: readonly s
     const r = redact();
     return r && ((text: string) => r(text) !== text);
   };
-  return answerRecord(config, servers, () => homeFolder("cache/answers"), holdsSecret).catch(() => undefined);
+  return answerRecord(config, servers, () => homeFolder("cache/answers"), holdsSecret, () => homeFolder("cache/catalog")).catch(() => undefined);
 }
 
 /** SIGINT, SIGTERM, or a bug (uncaught), from the first moment of serve. */
