@@ -16,7 +16,8 @@ import { egressImage } from "../egress/egress-image.ts";
 import { startEgress, type RunningEgress } from "../egress/launch.ts";
 import { auditLine, type EgressRecord } from "../egress/record.ts";
 import { McpboxError } from "../errors.ts";
-import type { AuditSink } from "./audit.ts";
+import type { AuditSink, EgressAuditLine } from "./audit.ts";
+import { egressAuditor } from "./egress-audit.ts";
 import { redactor, type Redact } from "./redact.ts";
 
 /** Tests only: more networks (comma-separated) each proxy joins besides its own, where the test's hosts live. */
@@ -53,10 +54,13 @@ export function egressPool(o: EgressPoolOptions): EgressPool {
 
   const lower = redactor([...(o.secretValues ?? [])].map((v) => v.toLowerCase()));
   const hide = (text: string) => lower(o.redact(text));
+  // each connection is a line, within a rate per server; a second's surplus is summed up in one (egress-audit.ts)
+  const audit = o.audit;
+  const auditor = audit && egressAuditor(o.session, (line) => audit.write(line as EgressAuditLine));
   const record = (r: EgressRecord) => {
     // host names and reasons come from the server: a secret spelled into a name is redacted like anywhere else
     const clean: EgressRecord = { ...r, host: hide(r.host), ...(r.reason ? { reason: hide(r.reason) } : {}) };
-    o.audit?.write({ ...auditLine(o.session, clean), time: clean.time });
+    auditor?.record(clean, { ...auditLine(o.session, clean), time: clean.time });
     o.onRecord?.(clean);
   };
 
@@ -101,6 +105,7 @@ export function egressPool(o: EgressPoolOptions): EgressPool {
       const all = [...running.values()];
       running.clear();
       await Promise.allSettled(all.map(async (p) => (await p).stop()));
+      auditor?.flush(); // what the last second summed up is written before the audit log closes
     },
   };
   return pool;

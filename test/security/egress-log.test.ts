@@ -5,7 +5,9 @@
  * requests on one connection (thousands per call, as fast as the proxy answers) grew a log file under
  * /var/lib/docker without bound for the whole session. The hostile fixture: the egress test server pipelines 2000
  * requests for a host its list does not name; each must still be an audit line (the records come on the proxy's
- * attach stream), and the engine must keep no log of the proxy or the forwarder.
+ * attach stream), and the engine must keep no log of the proxy or the forwarder. The same requests made every one an
+ * audit line too (about 250 bytes each, 10 000 a second here: MB/s into `$MCPBOX_HOME/audit`, unbounded): past 200
+ * lines a second (a burst of 2000) each second's surplus is one line with its count, and every request is counted.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -37,6 +39,12 @@ afterAll(async () => {
   if (p) fs.rmSync(p.dir, { recursive: true, force: true });
 });
 
+/** Denied egress requests the audit log accounts for: a line each, or a count in a line summing a second's surplus. */
+function accounted(): number {
+  const lines = auditLines(p).filter((l) => l.method === "egress" && l.outcome === "denied");
+  return lines.reduce((n, l) => n + (l.host === "denied.test" ? 1 : typeof l.count === "number" ? l.count : 0), 0);
+}
+
 /** What the engine can give back of a container's output: its log, or nothing when its driver keeps none. */
 async function engineLog(id: string): Promise<Buffer> {
   try {
@@ -54,8 +62,7 @@ describe("an allowlisted server's denied requests are audited, never logged by t
       content: Array<{ text: string }>;
     };
     expect(r.content[0]!.text).toContain("403 Forbidden");
-    const denied = () => auditLines(p).filter((l) => l.method === "egress" && l.host === "denied.test");
-    await waitFor("the denied requests audited", () => (denied().length >= REQUESTS ? true : undefined), 30_000);
+    await waitFor("the denied requests audited", () => (accounted() >= REQUESTS ? true : undefined), 30_000);
     const egress = (await containersOf(c.pid)).filter((x) => x.Labels["mcpbox.egress"]);
     expect(egress.map((x) => x.Labels["mcpbox.egress"]).sort()).toEqual(["forward", "proxy"]);
     for (const x of egress) {
@@ -65,5 +72,19 @@ describe("an allowlisted server's denied requests are audited, never logged by t
       expect(log.toString("latin1").includes("denied.test"), `the engine kept ${log.length} bytes of the ${role}'s output (driver ${info.HostConfig.LogConfig?.Type})`).toBe(false);
       expect(info.HostConfig.LogConfig?.Type, role).toBe("none");
     }
+  });
+
+  it("writes at most about 200 egress lines a second past a burst, summing the rest up with their count", async () => {
+    const before = accounted();
+    const lines = () => auditLines(p).filter((l) => l.method === "egress").length;
+    const linesBefore = lines();
+    const payload = "GET http://denied.test/DENIED-7c1 HTTP/1.1\r\nHost: denied.test\r\n\r\n".repeat(10 * REQUESTS);
+    const started = Date.now();
+    await c.client.callTool({ name: "web__tcp", arguments: { host: "127.0.0.1", port: 3128, payload } }, undefined, { timeout: 120_000 });
+    await waitFor("every denied request accounted for", () => (accounted() - before >= 10 * REQUESTS ? true : undefined), 30_000);
+    const seconds = (Date.now() - started) / 1000;
+    expect(accounted() - before).toBe(10 * REQUESTS);
+    // the first case took the burst; from then on 200 a second, plus a summary line per second
+    expect(lines() - linesBefore).toBeLessThan(400 * (seconds + 2));
   });
 });
