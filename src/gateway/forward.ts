@@ -11,7 +11,7 @@ import { requestKind, vetClientRequest } from "./client-requests.ts";
 import { clientKey, type CallState } from "./round-trips.ts";
 import type { Hub as Gateway } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
-import { CAPS, capMessage } from "./limits.ts";
+import { CAPS, capMessage, TokenBucket } from "./limits.ts";
 import { translateRoots } from "./roots.ts";
 import { ErrorCode, relayed, RpcError } from "./rpc-error.ts";
 import { levelRank } from "./session.ts";
@@ -161,11 +161,15 @@ export function forwardingHooks(gw: Gateway, clientCaps: () => Promise<ClientCap
       gw.options.events.emit({ type: "stderr", at: Date.now(), server: up.name, line: clean });
       // mcpbox's own stderr (a pipe nobody reads, or reads late) queues what it cannot write in memory: a server's
       // lines are not copied while that backlog is large, and how many were not is said once it is written again
-      if (process.stderr.writableLength > STDERR_BACKLOG_BYTES) return void unlogged.set(up, (unlogged.get(up) ?? 0) + 1);
+      if (process.stderr.writableLength > STDERR_BACKLOG_BYTES) return void notShown(up, "mcpbox's stderr was not being read");
+      // and within a rate: a client that reads it keeps it in a log file of its own, which a flood would fill
+      let budget = stderrBudget.get(up);
+      if (!budget) stderrBudget.set(up, (budget = new TokenBucket(STDERR_BYTES_PER_SECOND, STDERR_BURST_BYTES)));
+      if (!budget.take(clean.length + up.name.length + 3)) return void notShown(up, `over ${STDERR_BYTES_PER_SECOND / 1024} KiB a second`);
       const skipped = unlogged.get(up);
       if (skipped !== undefined) {
         unlogged.delete(up);
-        gw.options.log(`${up.name}: ${skipped} stderr lines not shown (mcpbox's stderr was not being read; the monitor has the latest)`);
+        gw.options.log(`${up.name}: ${skipped.count} stderr lines not shown (${skipped.why}; the monitor has the latest)`);
       }
       gw.options.log(`[${up.name}] ${clean}`);
     },
@@ -246,8 +250,17 @@ function ownsUri(gw: Gateway, up: Upstream, uri: string): boolean {
  * a pipe's writes in memory, and a client may never read serve's stderr).
  */
 const STDERR_BACKLOG_BYTES = 1 << 20;
-/** per server: its stderr lines not copied to mcpbox's stderr since the last one that was */
-const unlogged = new WeakMap<Upstream, number>();
+/**
+ * A server's stderr copied to mcpbox's at most this fast, after a burst (boundary 5): an MCP client that reads serve's
+ * stderr keeps it in a log file (Claude Desktop's mcp-server-<name>.log), which a server's flood (tens of MiB a
+ * second) would fill. The monitor still gets every line.
+ */
+const STDERR_BYTES_PER_SECOND = 64 * 1024;
+const STDERR_BURST_BYTES = 1 << 20;
+const stderrBudget = new WeakMap<Upstream, TokenBucket>();
+/** per server: its stderr lines not copied to mcpbox's stderr since the last one that was, and why the last was not */
+const unlogged = new WeakMap<Upstream, { count: number; why: string }>();
+const notShown = (up: Upstream, why: string) => unlogged.set(up, { count: (unlogged.get(up)?.count ?? 0) + 1, why });
 
 const summaries = new WeakMap<Upstream, NodeJS.Timeout>();
 

@@ -42,12 +42,13 @@ export class TokenBucket {
     this.#at = now();
   }
 
-  take(): boolean {
+  /** `cost` tokens at once (bytes, for a bucket of bytes), or none */
+  take(cost = 1): boolean {
     const now = this.#now();
     this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#at) * this.#perSecond) / 1000);
     this.#at = now;
-    if (this.#tokens >= 1) {
-      this.#tokens -= 1;
+    if (this.#tokens >= cost) {
+      this.#tokens -= cost;
       return true;
     }
     this.#refused++;
