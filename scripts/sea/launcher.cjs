@@ -336,11 +336,15 @@ function start() {
   }
   if (precompile) return runPrecompile(base);
   if (commandOf(process.argv.slice(2)) === "serve") {
-    try {
-      releaseWhenIdle();
-    } catch {
-      // only memory housekeeping
-    }
+    // a second after start, not at it: node:v8, node:perf_hooks and a new vm context cost several ms of the main
+    // thread, which the client's first answers wait for (issue 15); its first check is two seconds later anyway
+    setTimeout(() => {
+      try {
+        releaseWhenIdle();
+      } catch {
+        // only memory housekeeping
+      }
+    }, 1000).unref();
   }
   import(new URL(manifest.entry, base).href).catch((e) => {
     process.stderr.write(`internal error: mcpbox failed to start: ${e && e.message ? e.message : String(e)}\n`);
