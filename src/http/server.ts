@@ -138,9 +138,11 @@ export async function startHttp(options: HttpOptions): Promise<HttpGateway> {
   });
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? "/", "http://local");
+    // the guard first: nothing of the request is looked at (its target parsed, an error logged) before it passed
     const refusal = refuse(req);
     if (refusal) return reply(res, refusal.status, refusal.message, refusal.status === 401 ? { "www-authenticate": 'Bearer realm="mcpbox"' } : {});
+    const url = targetOf(req);
+    if (!url) return reply(res, 400, "Bad Request: the request target is not a URL path");
     if (url.pathname !== MCP_PATH) return reply(res, 404, `Not found: MCP is served at ${MCP_PATH}`);
     if (req.method !== "POST" && req.method !== "GET" && req.method !== "DELETE") return reply(res, 405, "Method not allowed", { allow: "GET, POST, DELETE" });
 
@@ -328,6 +330,15 @@ function listenedResources(message: unknown): string[] {
 
 function isInitialize(message: unknown): boolean {
   return Array.isArray(message) ? message.some((m) => isInitializeRequest(m)) : isInitializeRequest(message);
+}
+
+/** The request's target as a URL, or undefined (`http://[`: the parser lets it through, URL does not). */
+function targetOf(req: http.IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? "/", "http://local");
+  } catch {
+    return undefined;
+  }
 }
 
 function header(req: http.IncomingMessage, name: string): string | undefined {
