@@ -30,6 +30,7 @@ const V4: ReadonlyArray<readonly [string, number, string]> = [
 const V6: ReadonlyArray<readonly [string, number, string]> = [
   ["::1", 128, "loopback"],
   ["::", 96, "unspecified or IPv4-compatible"],
+  ["::ffff:0:0:0", 96, "IPv4-translated (an IPv4 address inside)"],
   ["64:ff9b::", 96, "NAT64 (an IPv4 address inside)"],
   ["64:ff9b:1::", 48, "NAT64 (an IPv4 address inside)"],
   ["100::", 64, "discard"],
