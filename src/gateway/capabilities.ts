@@ -36,13 +36,22 @@ export function unionCapabilities(servers: readonly (ServerCapabilities | undefi
   return caps;
 }
 
-/** Server instructions, each under its server's name when there are several. */
+/**
+ * Server instructions, each under its server's name when there are several. A server's text holds no heading of its
+ * own: a line it starts with `#` (or a `---`/`===` line that would make the one above a heading) is escaped, so only
+ * mcpbox's `## <server>` and `## mcpbox` open a section (a server writing `## github` or `## mcpbox` spoke for another
+ * server, or as mcpbox, to the model: boundaries 6 and 7).
+ */
 export function joinInstructions(entries: readonly { server: string; instructions: string | undefined }[]): string | undefined {
   const present = entries.filter((e) => e.instructions && e.instructions.trim() !== "");
   if (present.length === 0) return undefined;
-  if (entries.length === 1) return present[0]!.instructions;
-  return present.map((e) => `## ${e.server}\n${e.instructions!.trim()}`).join("\n\n");
+  if (entries.length === 1) return noHeadings(present[0]!.instructions!);
+  return present.map((e) => `## ${e.server}\n${noHeadings(e.instructions!.trim())}`).join("\n\n");
 }
+
+/** Markdown's ATX headings (up to three spaces, then `#`) and setext underlines, backslash-escaped. */
+const noHeadings = (text: string): string =>
+  text.replace(/^( {0,3})(#|=+[ \t]*$|-+[ \t]*$)/gm, (_m, pad: string, mark: string) => `${pad}\\${mark}`);
 
 /**
  * The instructions the client gets at initialize: the servers' own, then (SPEC 4.2) a line for each server that could
