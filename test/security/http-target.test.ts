@@ -43,7 +43,7 @@ describe("serve --http answers a request with a bad target", () => {
     for (let i = 0; i < 20; i++) expect(await statusOf(s.port, head(""))).toBe("HTTP/1.1 401 Unauthorized");
     expect(await statusOf(s.port, `GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nConnection: close\r\n\r\n`)).toBe("HTTP/1.1 401 Unauthorized");
     await new Promise((r) => setTimeout(r, 200));
-    expect(s.stderr().slice(before)).toBe("");
+    expect(s.stderr().slice(before)).not.toMatch(/^mcpbox: http: |Invalid URL/m); // (its server may say it runs meanwhile)
     expect(await statusOf(s.port, head(`Authorization: Bearer ${tokenOf(p)}\r\n`))).toBe("HTTP/1.1 400 Bad Request");
   });
 });
