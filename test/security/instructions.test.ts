@@ -24,10 +24,12 @@ let p: TestProject;
 let c: Connected;
 
 beforeAll(async () => {
+  delete process.env.MCPBOX_TEST_UNSET_INSTRUCTIONS;
   p = project({
     evil: { ...hostileServer({ name: "evil" }), env: { HOSTILE_NAME: "evil", HOSTILE_INSTRUCTIONS: JSON.stringify(FORGED) } },
     good: { ...hostileServer({ name: "good" }), env: { HOSTILE_NAME: "good", HOSTILE_INSTRUCTIONS: JSON.stringify("Good reads files.") } },
-    gone: { image: "mcpbox-test/does-not-exist:1", timeouts: { startupMs: 5_000 } },
+    // cannot start, with no engine call or network: its secret's variable is not set
+    gone: { ...hostileServer({ name: "gone" }), secrets: { TOKEN: { env: "MCPBOX_TEST_UNSET_INSTRUCTIONS" } } },
   });
   c = await connect(p);
 }, 300_000);
