@@ -12,6 +12,7 @@ import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/typ
 import { engine } from "../src/docker/engine.ts";
 import { nodeBaseImage } from "./helpers/images.ts";
 import { connect, containersOf, FIXTURES, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
+import { hostileServer } from "./security/_hostile.ts";
 
 const SLEEP_S = 5;
 const REPO = "mcpbox-test/early-answers";
@@ -166,6 +167,39 @@ describe("a secret in the gateway's answers", () => {
     const texts = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")) : [];
     expect(texts.some((t) => t.includes("initialize"))).toBe(true); // the record was written, with what holds no secret
     expect(texts.filter((t) => t.includes(SECRET))).toEqual([]);
+  });
+});
+
+describe("a build: server (its image id is its content tag's, planned without building)", () => {
+  let b: TestProject;
+  const tools = [{ name: "built_tool", description: "from a build: server", inputSchema: { type: "object" } }];
+  beforeAll(() => {
+    b = project({ built: hostileServer({ lists: { tools } }) });
+  });
+  afterAll(() => fs.rmSync(b.dir, { recursive: true, force: true }));
+
+  it("gets the recorded answers too", async () => {
+    const run = async (body: (gw: Connected, changes: () => number) => Promise<void>) => {
+      let changes = 0;
+      const gw = await connect(b, { setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });
+      try {
+        await body(gw, () => changes);
+      } finally {
+        await gw.client.close().catch(() => {});
+        await waitFor("the gateway's containers removed", async () => ((await containersOf(gw.pid)).length === 0 ? true : undefined), 30_000);
+      }
+    };
+    // the first start builds the image: the set-up has no key until it is there; the second records
+    await run(async (gw) => expect(await names(gw)).toEqual(["built__built_tool"]));
+    await run(async (gw) => expect(await names(gw)).toEqual(["built__built_tool"]));
+    const dir = path.join(b.home, "cache", "answers");
+    await waitFor("the record written", () => (fs.existsSync(dir) && fs.readdirSync(dir).some((f) => f.endsWith(".json")) ? true : undefined));
+    plantTool(path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith(".json"))!), "built__recorded_only");
+    await run(async (gw, changes) => {
+      expect(await names(gw)).toEqual(["built__built_tool", "built__recorded_only"]); // given from the record
+      await waitFor("list_changed", () => (changes() > 0 ? true : undefined), 15_000);
+      expect(await names(gw)).toEqual(["built__built_tool"]);
+    });
   });
 });
 

@@ -50,20 +50,22 @@ const PER_METHOD = 3;
 
 /**
  * The record of this set-up, read now (empty while an eager server's catalog-cache entry is missing or would not be
- * believed: catalogsBelieved); undefined when the set-up has no key (an eager server whose image id cannot be
- * had without a build or the SDK: a template server, an engine not on a local socket, a missing image).
+ * believed: catalogsBelieved); undefined when the set-up has no key (an eager server whose image id `imageIds` has
+ * not: a missing image, an engine not on a local socket).
  * `folder` makes and checks the folder (homeFolder); when it throws, nothing is read or written.
  */
 export async function answerRecord(
-  config: ResolvedConfig,
   servers: readonly ResolvedServer[],
+  imageIds: Promise<ReadonlyMap<string, string | undefined>>,
+  config: ResolvedConfig,
   folder: () => string,
   holdsSecret: () => ((text: string) => boolean) | undefined,
   catalogFolder: () => string,
   build: string = import.meta.url,
 ): Promise<AnswerRecord | undefined> {
-  const ids = await eagerImageIds(servers);
-  if (!ids) return undefined;
+  const known = await imageIds;
+  const ids = servers.map((s) => (s.startup !== "eager" ? "lazy" : s.source.kind === "builtin" ? "builtin" : known.get(s.name)));
+  if (!ids.every((id): id is string => typeof id === "string")) return undefined;
   const key = shortHash(`${FORMAT}\0${build}\0${config.hash}\0${stableJson(servers)}\0${ids.join(",")}`, 32);
   // nothing is given early where the gateway would not answer from its catalog cache (it is still recorded)
   let answers = catalogsBelieved(servers, ids, catalogFolder) ? readAnswers(folder, key) : [];
@@ -83,20 +85,37 @@ export async function answerRecord(
   };
 }
 
-/** The id of each eager server's image now, in order ("builtin" for the code runner); undefined when one cannot be had here. */
-async function eagerImageIds(servers: readonly ResolvedServer[]): Promise<string[] | undefined> {
+/**
+ * The id of each eager server's image now, by server name, asked of the engine on its socket (no dockerode): an
+ * `image:` server's reference, a template or `build:` server's content tag (images/plan.ts, nothing built); none for
+ * one whose image is missing or cannot be had this way (an engine not on a local socket). The launcher takes these
+ * for its first catalog look-ups instead of asking again (docker-launcher.ts).
+ */
+export async function eagerImageIds(config: ResolvedConfig, servers: readonly ResolvedServer[]): Promise<Map<string, string | undefined>> {
   const byRef = new Map<string, Promise<string | undefined>>();
-  const ids = await Promise.all(
-    servers.map((s) => {
-      if (s.startup !== "eager" || s.source.kind === "builtin") return Promise.resolve(s.startup === "eager" ? "builtin" : "lazy");
-      if (s.source.kind !== "image") return Promise.resolve(undefined); // its content tag needs the build code
-      const ref = s.source.image;
-      let id = byRef.get(ref);
-      if (!id) byRef.set(ref, (id = imageIdOf(ref, async () => undefined).catch(() => undefined)));
-      return id;
+  const idOf = (ref: string) => {
+    let id = byRef.get(ref);
+    if (!id) byRef.set(ref, (id = imageIdOf(ref, async () => undefined).catch(() => undefined)));
+    return id;
+  };
+  const entries = await Promise.all(
+    servers.map(async (s): Promise<[string, string | undefined]> => {
+      if (s.startup !== "eager" || s.source.kind === "builtin") return [s.name, undefined];
+      const ref = s.source.kind === "image" ? s.source.image : await contentTag(config, s, idOf);
+      return [s.name, ref === undefined ? undefined : await idOf(ref)];
     }),
   );
-  return ids.every((id): id is string => typeof id === "string") ? ids : undefined;
+  return new Map(entries);
+}
+
+/** A template or `build:` server's content tag, as its build would tag it (images/plan.ts), without building. */
+async function contentTag(config: ResolvedConfig, server: ResolvedServer, idOf: (ref: string) => Promise<string | undefined>): Promise<string | undefined> {
+  try {
+    const { planBuild } = await import("../images/plan.ts");
+    return (await planBuild(server, config, { caCert: config.build.caCerts, imageId: idOf })).tag;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -112,7 +131,7 @@ function catalogsBelieved(servers: readonly ResolvedServer[], ids: readonly stri
     return false;
   }
   return servers.every((s, i) => {
-    if (s.startup !== "eager" || s.source.kind !== "image") return true;
+    if (s.startup !== "eager" || s.source.kind === "builtin") return true;
     let fd: number | undefined;
     try {
       fd = fs.openSync(path.join(dir, cacheFileName(s, ids[i]!)), fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0));

@@ -44,6 +44,8 @@ export interface DockerLauncherOptions {
   lookUpEarly?: readonly ResolvedServer[];
   /** the catalog checks (the SDK) load after this: a stdio client's first requests answered early (start.ts) */
   earlyAnswers?: Promise<void>;
+  /** image ids already asked of the engine at this start (by server name): the early look-ups take them */
+  imageIds?: Promise<ReadonlyMap<string, string | undefined>>;
 }
 
 export interface LaunchSide extends Pick<Launcher, "close"> {

@@ -65,7 +65,7 @@ export async function dockerLauncher(o: DockerLauncherOptions): Promise<Launcher
     const settled = launched.then(() => {}, () => {});
     return Promise.race([settled, made.then(() => new Promise<void>((r) => setTimeout(r, EARLY_START_WAIT_MS).unref()))]);
   };
-  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? [], startEarly, o.earlyAnswers) : { earlyStarts: Promise.resolve() };
+  const remembered = o.catalogCache ? rememberedIn(o.catalogCache, o.config, o.lookUpEarly ?? [], startEarly, o.earlyAnswers, o.imageIds) : { earlyStarts: Promise.resolve() };
   return {
     async prepare(server) {
       const e = early.get(server.name);
@@ -109,6 +109,7 @@ function rememberedIn(
   early: readonly ResolvedServer[],
   startEarly: (server: ResolvedServer) => Promise<unknown>,
   earlyAnswers: Promise<void> | undefined,
+  imageIds: Promise<ReadonlyMap<string, string | undefined>> | undefined,
 ): Pick<Launcher, "remembered" | "remember" | "earlyStarts"> {
   const shownFrom = new Map<string, string>();
   const imageId = (ref: string) => imageIdOf(ref, dockerodeImageId).catch(() => undefined);
@@ -139,7 +140,9 @@ function rememberedIn(
     // its image is there and nothing is at its name: nothing can be shown, it starts now. One whose image is not there
     // yet (a build or pull comes first) starts with the others after the client's initialize: a build before it would
     // keep serve from reading its client at all (initialize waits at most INITIALIZE_WAIT_MS for starts, not for builds)
-    const decided = idFor(s, idOnce).then((id) => ({ id, none: s.source.kind !== "builtin" && id !== undefined && !cache.exists(s, id) }));
+    // the id the caller asked at this start (on the engine's socket, a template's tag planned without dockerode), else asked here
+    const id = (imageIds ?? Promise.resolve(undefined)).then((known) => known?.get(s.name) ?? idFor(s, idOnce), () => idFor(s, idOnce));
+    const decided = id.then((id) => ({ id, none: s.source.kind !== "builtin" && id !== undefined && !cache.exists(s, id) }));
     begun.push(decided.then((d) => (d.none ? startEarly(s) : undefined)).catch(() => {}));
     const p = decided.then((d) => (d.none ? undefined : read(s, d.id)));
     p.catch(() => {}); // its first look-up is told

@@ -2,7 +2,7 @@
  * A stdio client's first requests answered before the gateway's code loads (issue 15: spawn → tools/list, catalog
  * cached). When this set-up has recorded answers (answer-record.ts), stdin is read from the start: an `initialize`,
  * then a first `tools/list`, whose params are exactly those of a recorded answer, get that answer at once; reading
- * stops at the first message that is anything else (or 50 ms after initialize was answered without a list). Nothing
+ * stops at the first message that is anything else (or 100 ms after initialize was answered without a list). Nothing
  * is handled here: every line read, answered or not, goes to the gateway's transport at the handover, in order, and
  * the gateway answers each as always (stdio.ts drops its answer to a request answered here, after comparing the two).
  * No SDK here, and no policy: an answer is only ever the gateway's own, given before to the same request.
@@ -28,7 +28,7 @@ export interface EarlyHandover {
 export const idKey = (id: string | number): string => `${typeof id}:${id}`;
 
 /** how long after initialize was answered a first tools/list is waited for here */
-const LIST_WAIT_MS = 50;
+const LIST_WAIT_MS = 100;
 /** how long after the record is read a first message is waited for here (a client writes its initialize at once) */
 const FIRST_WAIT_MS = 200;
 /** more than this read here (no answerable request in it) and the transport reads the rest */

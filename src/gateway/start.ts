@@ -55,6 +55,8 @@ export interface GatewayStartOptions {
    * holds the one thread for tens of ms
    */
   earlyAnswers?: Promise<void>;
+  /** each eager server's image id, asked by the caller at this start (answer-record.ts eagerImageIds) */
+  imageIds?: Promise<ReadonlyMap<string, string | undefined>>;
 }
 
 export async function createGateway(config: ResolvedConfig, names: readonly string[], logLine: (line: string) => void, o: GatewayStartOptions = {}): Promise<StartedGateway> {
@@ -77,6 +79,7 @@ export async function createGateway(config: ResolvedConfig, names: readonly stri
     ...(catalog ? { catalogCache: catalog, lookUpEarly } : {}),
     ...(o.engineUp ? { engineUp: o.engineUp } : {}),
     ...(o.earlyAnswers ? { earlyAnswers: o.earlyAnswers } : {}),
+    ...(o.imageIds ? { imageIds: o.imageIds } : {}),
   });
   o.onLauncher?.(launcher);
   const listCache = listCacheFor();

@@ -7,7 +7,7 @@ import type { Context } from "../context.ts";
 import { displayPath, loadConfig } from "../../config/load.ts";
 import { formatProblem } from "../../config/problems.ts";
 import { createGateway, selectServers } from "../../gateway/start.ts";
-import { answerRecord } from "../../gateway/answer-record.ts";
+import { answerRecord, eagerImageIds } from "../../gateway/answer-record.ts";
 import { EarlyStdio } from "../../gateway/early-stdio.ts";
 import { homeFolder } from "../../home.ts";
 import type { Launcher } from "../../gateway/launcher.ts";
@@ -87,9 +87,17 @@ async function startGateway(ctx: Context, names: string[], onLauncher: (launcher
   // a stdio client's initialize and first tools/list get this set-up's recorded answers before the gateway's code
   // loads; the gateway answers them too and corrects what differed (early-stdio.ts, stdio.ts; issue 15)
   let redact: ((text: string) => string) | undefined;
-  const early = stdio ? new EarlyStdio(process.stdin, process.stdout, recordOf(config, names, () => redact)) : undefined;
+  const servers = servedBy(config, names);
+  // each eager server's image id, asked once on the engine's socket: the record's key, and the launcher's first look-ups
+  const imageIds = servers && stdio ? eagerImageIds(config, servers) : undefined;
+  const record = servers && imageIds ? recordOf(servers, imageIds, config, () => redact) : Promise.resolve(undefined);
+  const early = stdio ? new EarlyStdio(process.stdin, process.stdout, record) : undefined;
   // the client sees each server's tools of its last run at once; a call waits for the server (issue 15)
-  const { gateway, events, info } = await createGateway(config, names, log, { catalogCache: true, engineUp, onLauncher, ...(early ? { earlyAnswers: early.done } : {}) });
+  const { gateway, events, info } = await createGateway(config, names, log, {
+    catalogCache: true, engineUp, onLauncher,
+    ...(early ? { earlyAnswers: early.done } : {}),
+    ...(imageIds ? { imageIds } : {}),
+  });
   redact = gateway.options.redact;
   log(`gateway ${info.session} serving ${[...gateway.upstreams.keys()].join(", ")}`);
   const publication = await publishGateway(events, info, { restart: (s) => gateway.restart(s) }).catch((e) => {
@@ -99,19 +107,22 @@ async function startGateway(ctx: Context, names: string[], onLauncher: (launcher
   return { gateway, publication, early };
 }
 
-/** The record of this set-up's answers; undefined when it has none to key it by (answer-record.ts) or names no server. */
-function recordOf(config: Parameters<typeof selectServers>[0], names: readonly string[], redact: () => ((text: string) => string) | undefined) {
-  let servers;
+/** The servers `serve [server...]` serves, or undefined when a name is unknown (createGateway reports it). */
+function servedBy(config: Parameters<typeof selectServers>[0], names: readonly string[]) {
   try {
-    servers = selectServers(config, names);
+    return selectServers(config, names);
   } catch {
-    return Promise.resolve(undefined); // createGateway reports it
+    return undefined;
   }
+}
+
+/** The record of this set-up's answers; undefined when it has none to key it by (answer-record.ts). */
+function recordOf(servers: ReturnType<typeof selectServers>, imageIds: ReturnType<typeof eagerImageIds>, config: Parameters<typeof selectServers>[0], redact: () => ((text: string) => string) | undefined) {
   const holdsSecret = () => {
     const r = redact();
     return r && ((text: string) => r(text) !== text);
   };
-  return answerRecord(config, servers, () => homeFolder("cache/answers"), holdsSecret, () => homeFolder("cache/catalog")).catch(() => undefined);
+  return answerRecord(servers, imageIds, config, () => homeFolder("cache/answers"), holdsSecret, () => homeFolder("cache/catalog")).catch(() => undefined);
 }
 
 /** SIGINT, SIGTERM, or a bug (uncaught), from the first moment of serve. */
