@@ -8,7 +8,12 @@ const DENIED =
   "(HTTP code 500) server error - Mounts denied: \nThe path /opt/data is not shared from the host and is not known to Docker.\nYou can configure shared paths from Docker -> Preferences... -> Resources -> File Sharing.";
 
 /** An engine that refuses every create the way Docker Desktop does for a folder it does not share. */
-const refusing = (message: string) => ({ createContainer: () => Promise.reject(Object.assign(new Error(message), { statusCode: 500 })) }) as unknown as Docker;
+const refusing = (message: string) =>
+  ({
+    // the image's VOLUMEs are read before each create (image-volumes.ts): this one declares none
+    getImage: () => ({ inspect: () => Promise.resolve({ Config: {} }) }),
+    createContainer: () => Promise.reject(Object.assign(new Error(message), { statusCode: 500 })),
+  }) as unknown as Docker;
 const options = { Image: "mcp/x:1", Labels: { [LABEL.server]: "files" }, HostConfig: { Binds: ["/opt/data:/data:ro"] } };
 
 describe("a create that Docker Desktop refuses for an unshared folder", () => {
