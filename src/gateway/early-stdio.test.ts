@@ -48,7 +48,7 @@ describe("EarlyStdio", () => {
     const h = early.handover();
     expect(h.buffered.toString()).toBe(first + initialized + list(7));
     expect(h.initializeEnd).toBe(Buffer.byteLength(first));
-    expect([...h.answered.keys()]).toEqual([idKey("a"), idKey(7)]);
+    expect(h.answered.map((a) => a.key)).toEqual([idKey("a"), idKey(7)]);
     expect(h.ended).toBe(false);
   });
 
@@ -63,7 +63,7 @@ describe("EarlyStdio", () => {
     const h = early.handover();
     expect(h.buffered.toString()).toBe(other);
     expect(h.initializeEnd).toBeUndefined();
-    expect(h.answered.size).toBe(0);
+    expect(h.answered).toHaveLength(0);
   });
 
   it("stops after initialize at any other request: it and what follows are the gateway's", async () => {
@@ -99,6 +99,38 @@ describe("EarlyStdio", () => {
       expect(s.out()).toBe("");
       expect(s.stdin.readableFlowing).toBe(null); // never read: the transport reads it all
       expect(early.handover().buffered.length).toBe(0);
+    }
+  });
+
+  it("ends the initialize's line at its byte: a character split between reads, or a byte that is no UTF-8, moves nothing", async () => {
+    const params = { ...INIT_PARAMS, clientInfo: { name: "c\u00e9\u{1F600}\ufffd", version: "1" } };
+    const rec = record([{ method: "initialize", params: JSON.stringify(params), result: INIT_RESULT }]);
+    const s = streams();
+    const early = new EarlyStdio(s.stdin, s.stdout, Promise.resolve(rec));
+    await new Promise((r) => setImmediate(r));
+    // the name as a client wrote it: é split between two reads, 😀, and a lone 0xff byte (read as U+FFFD)
+    const text = initialize(1, params).replace("\ufffd", "\u0000");
+    const bytes = Buffer.from(text);
+    const zero = bytes.indexOf(0);
+    bytes[zero] = 0xff;
+    const split = bytes.indexOf(Buffer.from("\u00e9")) + 1;
+    const ping = Buffer.from(line({ jsonrpc: "2.0", id: 2, method: "ping" }));
+    s.stdin.write(bytes.subarray(0, split));
+    s.stdin.write(Buffer.concat([bytes.subarray(split), ping]));
+    await early.done;
+    expect(s.out().trim().split("\n")).toHaveLength(1);
+    const h = early.handover();
+    expect(h.initializeEnd).toBe(bytes.length); // a string count made it 2 + 2 bytes longer: into the ping's line
+  });
+
+  it("takes only the ids the gateway's SDK takes (a string or a safe integer)", async () => {
+    for (const id of [1.5, 2 ** 60]) {
+      const s = streams();
+      const early = new EarlyStdio(s.stdin, s.stdout, Promise.resolve(RECORDED));
+      await new Promise((r) => setImmediate(r));
+      s.stdin.write(initialize(id));
+      await early.done;
+      expect(s.out()).toBe("");
     }
   });
 

@@ -19,10 +19,20 @@ export interface EarlyHandover {
   ended: boolean;
   /** where in `buffered` the line of an initialize answered here ends (what follows it waits for the gateway's answer) */
   initializeEnd: number | undefined;
-  /** the requests answered here, by id (idKey), with the answer given */
-  answered: Map<string, { method: EarlyMethod; params: string; result: string }>;
+  /**
+   * the requests answered here, in the order read (an initialize, then maybe a tools/list), each with its id (idKey)
+   * and the answer given: the transport knows them by their place, since a client may use an answered id again
+   */
+  answered: EarlyAnswered[];
   /** where the gateway's own answers to these requests are kept for the next start */
   record: AnswerRecord | undefined;
+}
+
+export interface EarlyAnswered {
+  key: string;
+  method: EarlyMethod;
+  params: string;
+  result: string;
 }
 
 export const idKey = (id: string | number): string => `${typeof id}:${id}`;
@@ -41,7 +51,7 @@ export class EarlyStdio {
   readonly #out: Writable;
   readonly #read: Buffer[] = [];
   #size = 0;
-  #tail = "";
+  #tail: Buffer[] = [];
   /** the bytes of the whole lines looked at so far */
   #lineEnd = 0;
   #initializeEnd: number | undefined;
@@ -51,7 +61,7 @@ export class EarlyStdio {
   #record: AnswerRecord | undefined;
   #state: "initialize" | "list" = "initialize";
   #timer: NodeJS.Timeout | undefined;
-  readonly #answered = new Map<string, { method: EarlyMethod; params: string; result: string }>();
+  readonly #answered: EarlyAnswered[] = [];
   #finish!: () => void;
 
   constructor(stdin: Readable, stdout: Writable, record: Promise<AnswerRecord | undefined>) {
@@ -85,13 +95,18 @@ export class EarlyStdio {
     this.#size += buf.length;
     if (this.#stopped) return;
     if (this.#size > READ_CAP) return this.#stop();
-    const lines = (this.#tail + buf.toString("utf8")).split("\n");
-    this.#tail = lines.pop() ?? "";
-    for (const line of lines) {
-      if (this.#stopped) break;
-      this.#lineEnd += Buffer.byteLength(line) + 1;
-      if (line.trim() !== "" && !this.#step(line)) this.#stop();
+    // lines are cut in bytes, as the transport cuts them: a character split between reads, or a byte that is no
+    // UTF-8, must not move where a line ends (initializeEnd is a byte offset into what was read)
+    let start = 0;
+    for (let nl = buf.indexOf(10); nl !== -1 && !this.#stopped; nl = buf.indexOf(10, start)) {
+      const line = Buffer.concat([...this.#tail, buf.subarray(start, nl)]);
+      this.#tail = [];
+      this.#lineEnd += line.length + 1;
+      start = nl + 1;
+      const text = line.toString("utf8");
+      if (text.trim() !== "" && !this.#step(text)) this.#stop();
     }
+    if (start < buf.length) this.#tail.push(buf.subarray(start));
   };
 
   /** One whole line: answered (true), or the end of what is answered here (false). */
@@ -110,7 +125,7 @@ export class EarlyStdio {
     const params = JSON.stringify(m.params ?? null);
     const result = this.#record?.find(method, params);
     if (result === undefined) return false;
-    this.#answered.set(idKey(m.id), { method, params, result });
+    this.#answered.push({ key: idKey(m.id), method, params, result });
     this.#out.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":${result}}\n`);
     if (method === "tools/list") return false; // all that is answered here
     this.#initializeEnd = this.#lineEnd;
@@ -143,6 +158,7 @@ export class EarlyStdio {
   }
 }
 
+/** an id the gateway's SDK takes (a string or a safe integer): one it refuses would get an answer here and an error there */
 function isId(v: unknown): v is string | number {
-  return typeof v === "string" || (typeof v === "number" && Number.isFinite(v));
+  return typeof v === "string" || (typeof v === "number" && Number.isSafeInteger(v));
 }

@@ -10,7 +10,8 @@ import { chunkOfLines, turnGatherer } from "../jsonrpc/turn-writes.ts";
 import { CAPS } from "./limits.ts";
 import { ErrorCode } from "./rpc-error.ts";
 import type { RawChannel } from "./raw-channel.ts";
-import { idKey, type EarlyHandover } from "./early-stdio.ts";
+import { randomBytes } from "node:crypto";
+import { idKey, type EarlyAnswered, type EarlyHandover } from "./early-stdio.ts";
 import type { EarlyMethod } from "./answer-record.ts";
 
 export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -30,8 +31,17 @@ export class BoundedStdioTransport implements Transport, RawChannel {
   #closed = false;
   /** what was read and answered before the gateway's code loaded (early-stdio.ts), and the record of its answers */
   readonly #early: EarlyHandover | undefined;
-  /** the client's initialize and first tools/list, by id, until answered: the gateway's answers are recorded */
-  readonly #asked = new Map<string, { method: EarlyMethod; params: string }>();
+  /**
+   * the client's initialize and first tools/list until answered, by the id they go to the gateway with: one of this
+   * transport's own, never a client's, so the answer found is that request's even where the client uses its id again
+   * (it may, once answered: those answered early were before the gateway read them). The gateway's answers are
+   * recorded; to one answered early, dropped; to any other, sent with the client's id
+   */
+  readonly #asked = new Map<string, { clientId: string | number; method: EarlyMethod; params: string; given: EarlyAnswered | undefined }>();
+  /** the requests answered early not yet met here, in the order they were read */
+  #unmet: EarlyAnswered[];
+  readonly #idPrefix = `mcpbox-early-${randomBytes(8).toString("hex")}-`;
+  #nextId = 0;
   #listAsked = false;
   #watching: boolean;
 
@@ -41,6 +51,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     this.#max = maxMessageBytes;
     this.#early = early;
     this.#watching = early?.record !== undefined;
+    this.#unmet = [...(early?.answered ?? [])];
   }
 
   async start(): Promise<void> {
@@ -127,8 +138,8 @@ export class BoundedStdioTransport implements Transport, RawChannel {
       if (line.trim() !== "") this.#reject(ErrorCode.ParseError, "Parse error: not JSON"); // blank lines are skipped
       return;
     }
+    if (this.#watching) json = this.#asking(json);
     if (this.intercept?.(json)) return;
-    if (this.#watching) this.#asking(json);
     if (!isSpecType.JSONRPCMessage(json)) {
       const id = (json as { id?: unknown } | null)?.id;
       if (typeof id === "string" || typeof id === "number") this.#reject(ErrorCode.InvalidRequest, "Invalid request", id);
@@ -138,39 +149,52 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     this.onmessage?.(json);
   }
 
-  /** Notes the client's initialize and first tools/list (no cursor): the gateway's answers to them are recorded. */
-  #asking(json: unknown): void {
-    const m = json as { id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null;
-    if (!m || (typeof m.id !== "string" && typeof m.id !== "number") || this.#asked.size >= 4) return;
-    if (m.method === "initialize") this.#asked.set(idKey(m.id), { method: "initialize", params: JSON.stringify(m.params ?? null) });
+  /**
+   * Notes the client's initialize and first tools/list (no cursor): the gateway's answers to them are recorded. Such a
+   * request goes on under an id of this transport's (#asked); the one answered early is the next of #unmet, met in the
+   * order read (early-stdio.ts answers an initialize first and a tools/list next, nothing between them).
+   */
+  #asking(json: unknown): unknown {
+    const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null;
+    if (!m || typeof m !== "object" || Array.isArray(m) || (typeof m.id !== "string" && typeof m.id !== "number") || typeof m.method !== "string") return json;
+    const next = this.#unmet[0];
+    let noted: { method: EarlyMethod; params: string; given: EarlyAnswered | undefined } | undefined;
+    if (next && next.key === idKey(m.id) && next.method === m.method) {
+      this.#unmet.shift();
+      noted = { method: next.method, params: next.params, given: next };
+      if (m.method === "tools/list") this.#listAsked = true;
+    } else if (this.#asked.size >= 4) return json;
+    else if (m.method === "initialize") noted = { method: "initialize", params: JSON.stringify(m.params ?? null), given: undefined };
     else if (m.method === "tools/list" && !this.#listAsked) {
       this.#listAsked = true;
-      if (m.params?.cursor === undefined) this.#asked.set(idKey(m.id), { method: "tools/list", params: JSON.stringify(m.params ?? null) });
+      if (m.params?.cursor === undefined) noted = { method: "tools/list", params: JSON.stringify(m.params ?? null), given: undefined };
     }
+    if (!noted) return json;
+    const id = `${this.#idPrefix}${this.#nextId++}`;
+    this.#asked.set(id, { clientId: m.id, ...noted });
+    return { ...m, id };
   }
 
   /**
    * The gateway's answer to a request noted by #asking: recorded for the next start; when it was answered early, not
    * sent (the client has its answer), and when that answer differs from the gateway's, recorded anew and, for a
-   * tools/list, followed by list_changed, so the client lists again and gets the gateway's own answer. True: dropped.
+   * tools/list, followed by list_changed, so the client lists again and gets the gateway's own answer. Any other
+   * answer to a noted request is sent with the client's id. Undefined: dropped.
    */
-  #answered(message: unknown): boolean {
+  #answered(message: unknown): unknown {
     const m = message as { id?: unknown; result?: unknown; error?: unknown };
-    if ((typeof m.id !== "string" && typeof m.id !== "number") || (m.result === undefined && m.error === undefined)) return false;
-    const key = idKey(m.id);
-    const record = this.#early!.record!;
-    const given = this.#early!.answered.get(key);
-    const asked = given ?? this.#asked.get(key);
-    if (!asked) return false;
-    this.#early!.answered.delete(key);
-    this.#asked.delete(key);
-    if (this.#listAsked && this.#asked.size === 0 && this.#early!.answered.size === 0) this.#watching = false;
+    if (typeof m.id !== "string" || (m.result === undefined && m.error === undefined)) return message;
+    const asked = this.#asked.get(m.id);
+    if (!asked) return message;
+    this.#asked.delete(m.id);
+    if (this.#listAsked && this.#asked.size === 0 && this.#unmet.length === 0) this.#watching = false;
+    const given = asked.given;
     const result = m.result === undefined ? undefined : JSON.stringify(m.result);
-    if (result !== undefined && result !== given?.result) record.put({ method: asked.method, params: asked.params, result });
-    if (!given) return false;
+    if (result !== undefined && result !== given?.result) this.#early!.record!.put({ method: asked.method, params: asked.params, result });
+    if (!given) return { ...m, id: asked.clientId };
     if (given.method === "initialize") setImmediate(() => this.#release()); // not inside the SDK's send
     if (result !== given.result && given.method === "tools/list") this.sendLine('{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}');
-    return true;
+    return undefined;
   }
 
   #reject(code: number, message: string, id?: string | number): void {
@@ -210,7 +234,7 @@ export class BoundedStdioTransport implements Transport, RawChannel {
 
   #write(message: unknown): Promise<void> {
     if (this.#closed || this.#out.destroyed) return Promise.resolve();
-    if (this.#watching && this.#answered(message)) return Promise.resolve();
+    if (this.#watching && (message = this.#answered(message)) === undefined) return Promise.resolve();
     if (this.#backedUp() && !("id" in (message as object)) && "method" in (message as object)) return Promise.resolve();
     this.#cork();
     return new Promise((resolve) => {
