@@ -14,6 +14,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ResolvedConfig, ResolvedServer } from "../config/resolve.ts";
 import { stableJson } from "../config/resolve.ts";
 import { imageIdOf } from "../docker/engine-socket.ts";
@@ -21,6 +22,7 @@ import { pruneStale, touched } from "./cache-prune.ts";
 import { cacheFileName, trustedFile } from "./catalog-cache.ts";
 import { CAPS } from "./limits.ts";
 import { shortHash } from "./names.ts";
+import { VERSION } from "../version.ts";
 
 /** The requests whose answers are kept: what a client asks first, before it can use anything. */
 export type EarlyMethod = "initialize" | "tools/list";
@@ -61,7 +63,7 @@ export async function answerRecord(
   folder: () => string,
   holdsSecret: () => ((text: string) => boolean) | undefined,
   catalogFolder: () => string,
-  build: string = import.meta.url,
+  build: string = buildIdentity(import.meta.url),
 ): Promise<AnswerRecord | undefined> {
   const known = await imageIds;
   const ids = servers.map((s) => (s.startup !== "eager" ? "lazy" : s.source.kind === "builtin" ? "builtin" : known.get(s.name)));
@@ -83,6 +85,26 @@ export async function answerRecord(
       writeAnswers(folder, key, answers);
     },
   };
+}
+
+/**
+ * This build, as the key of its answers: the code's URL, its version and, where that URL is a file (the npm package's
+ * one ESM file, the sources), the file's size and time. The URL alone is the same after an upgrade in place
+ * (`npm install -g mcpbox`, a rebuilt tree): the new code then gave the old one's initialize, which nothing corrects
+ * in that session (its instructions included, whatever a fix since changed in them). The single executable's URL
+ * (file:///mcpbox/<build>/...) names its build already, and no file is there.
+ */
+export function buildIdentity(url: string): string {
+  let stamp = "";
+  try {
+    if (url.startsWith("file:")) {
+      const st = fs.statSync(fileURLToPath(url));
+      stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
+    }
+  } catch {
+    // not a file: the URL names the build
+  }
+  return `${url}\0${VERSION}\0${stamp}`;
 }
 
 /**
