@@ -85,4 +85,19 @@ describe("BoundedStdioTransport with early answers", () => {
     await s.t.send({ jsonrpc: "2.0", id: again.id!, error: { code: -32600, message: "already initialized" } });
     expect(s.lines()).toEqual([{ jsonrpc: "2.0", id: "again", error: { code: -32600, message: "already initialized" } }]);
   });
+
+  it("a cancel of a noted request the client waits for reaches the gateway under the id it went on with", async () => {
+    const s = setUp(2);
+    await s.t.start();
+    const init = s.got.find((m) => m.method === "initialize")!;
+    await s.t.send({ jsonrpc: "2.0", id: init.id!, result: JSON.parse(INIT_RESULT) as Record<string, unknown> });
+    await tick();
+    s.stdin.write(line({ jsonrpc: "2.0", id: 9, method: "initialize", params: { y: 1 } }));
+    s.stdin.write(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } }));
+    s.stdin.write(line({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } })); // answered early: left as it is
+    await tick();
+    const noted = s.got.filter((m) => m.method === "initialize")[1]!;
+    const cancels = s.got.filter((m) => m.method === "notifications/cancelled") as { params: { requestId: unknown } }[];
+    expect(cancels.map((c) => c.params.requestId)).toEqual([noted.id, 2]);
+  });
 });

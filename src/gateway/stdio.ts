@@ -155,7 +155,8 @@ export class BoundedStdioTransport implements Transport, RawChannel {
    * order read (early-stdio.ts answers an initialize first and a tools/list next, nothing between them).
    */
   #asking(json: unknown): unknown {
-    const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown } } | null;
+    const m = json as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: { cursor?: unknown; requestId?: unknown } } | null;
+    if (m && typeof m === "object" && m.method === "notifications/cancelled" && m.id === undefined) return this.#cancelled(m);
     if (!m || typeof m !== "object" || Array.isArray(m) || (typeof m.id !== "string" && typeof m.id !== "number") || typeof m.method !== "string") return json;
     const next = this.#unmet[0];
     let noted: { method: EarlyMethod; params: string; given: EarlyAnswered | undefined } | undefined;
@@ -173,6 +174,13 @@ export class BoundedStdioTransport implements Transport, RawChannel {
     const id = `${this.#idPrefix}${this.#nextId++}`;
     this.#asked.set(id, { clientId: m.id, ...noted });
     return { ...m, id };
+  }
+
+  /** A cancel of a noted request the client still waits for (not one answered early) names the id it went on with. */
+  #cancelled(m: { params?: { requestId?: unknown } }): unknown {
+    const wanted = m.params?.requestId;
+    for (const [id, a] of this.#asked) if (!a.given && a.clientId === wanted) return { ...m, params: { ...m.params, requestId: id } };
+    return m;
   }
 
   /**
