@@ -32,3 +32,17 @@ describe("a create that Docker Desktop refuses for an unshared folder", () => {
     expect((once as Error).message).toBe("boom");
   });
 });
+
+describe("an image that declares a VOLUME", () => {
+  it("gets a tmpfs there in a code run's container too, never an anonymous volume (image-volumes.ts)", async () => {
+    let created: { HostConfig?: { Tmpfs?: Record<string, string> } } | undefined;
+    const engine = {
+      getImage: () => ({ inspect: () => Promise.resolve({ Config: { Volumes: { "/data": {} } } }) }),
+      createContainer: (o: typeof created) => ((created = o), Promise.reject(new Error("stop here"))),
+    } as unknown as Docker;
+    const run = { ...options, User: "1000:1000", HostConfig: { Tmpfs: { "/tmp": "rw,noexec,nosuid,nodev,size=33554432" } } };
+    await startOneShot(engine, run).catch(() => {});
+    expect(created?.HostConfig?.Tmpfs?.["/data"]).toBe("rw,noexec,nosuid,nodev,size=33554432,uid=1000,gid=1000");
+  });
+});
+

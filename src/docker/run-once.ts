@@ -7,6 +7,7 @@ import type Docker from "dockerode";
 import type { Duplex } from "node:stream";
 import { registerWait } from "./_attach.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
+import { boundImageVolumes, imageVolumes } from "./image-volumes.ts";
 import { mountsDeniedError } from "./file-sharing.ts";
 import { LABEL } from "../policy/labels.ts";
 import { statusOf } from "./images.ts";
@@ -37,7 +38,10 @@ export interface OneShot {
  * the JSON body Podman hands to stdin is harmless, as the launcher skips everything before its marker line.
  */
 export async function startOneShot(docker: Docker, options: ContainerCreateOptions): Promise<OneShot> {
-  const container = await docker.createContainer(await createOptionsForEngine(docker, options)).catch((e: unknown) => {
+  // the image's VOLUMEs become tmpfs mounts (image-volumes.ts), as for server containers: the runner image is built
+  // FROM build.baseImages, and one that declares a VOLUME gave every run an unbounded volume on the host's disk
+  const bounded = boundImageVolumes(options, await imageVolumes(docker, String(options.Image)));
+  const container = await docker.createContainer(await createOptionsForEngine(docker, bounded)).catch((e: unknown) => {
     throw mountsDeniedError(e, serverName(options)) ?? e; // Docker Desktop does not share a mount's folder
   });
   let settle!: (code: number) => void;
