@@ -144,4 +144,18 @@ describe("EarlyStdio", () => {
     expect(h.ended).toBe(true);
     expect(h.buffered.toString()).toBe(initialize());
   });
+
+  it("takes a client gone while its answers are written (EPIPE on stdout) as the end of the connection", async () => {
+    const s = streams();
+    const early = new EarlyStdio(s.stdin, s.stdout, Promise.resolve(RECORDED));
+    await new Promise((r) => setImmediate(r));
+    s.stdin.write(initialize());
+    await new Promise((r) => setImmediate(r));
+    // no listener of the transport yet: without one of its own, this error was uncaught (serve: "internal error")
+    expect(() => s.stdout.emit("error", Object.assign(new Error("write EPIPE"), { code: "EPIPE" }))).not.toThrow();
+    await early.done;
+    expect(early.handover().ended).toBe(true);
+    expect(s.stdout.listenerCount("error")).toBe(0); // the transport's listener takes over
+  });
 });
+

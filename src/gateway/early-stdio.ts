@@ -77,6 +77,9 @@ export class EarlyStdio {
         this.#in.on("end", this.#onEnd);
         this.#in.on("close", this.#onEnd);
         this.#in.on("error", this.#onEnd);
+        // a client gone while its early answers are written (EPIPE) is the end of the connection, never an uncaught
+        // error of serve: the transport, which has this listener of its own, is not there yet (kept until handover)
+        this.#out.on("error", this.#outGone);
         this.#wait(FIRST_WAIT_MS);
       },
       () => this.#stop(),
@@ -86,6 +89,7 @@ export class EarlyStdio {
   /** Stops answering here and gives the transport what was read (call once, before the transport starts). */
   handover(): EarlyHandover {
     this.#stop();
+    this.#out.off("error", this.#outGone);
     return { buffered: Buffer.concat(this.#read), ended: this.#ended, initializeEnd: this.#initializeEnd, answered: this.#answered, record: this.#record };
   }
 
@@ -142,6 +146,11 @@ export class EarlyStdio {
 
   #onEnd = (): void => {
     this.#ended = true;
+    this.#stop();
+  };
+
+  #outGone = (): void => {
+    this.#ended = true; // the transport then ends the session at once
     this.#stop();
   };
 
