@@ -8,48 +8,25 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { engine } from "../src/docker/engine.ts";
-import { nodeBaseImage } from "./helpers/images.ts";
-import { connect, containersOf, FIXTURES, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
+import { serveOnce, slowServerProject, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 
 const SLEEP_S = 6;
 const REPO = "mcpbox-test/catalog-cache";
-const TAG = `${REPO}:e2e-${process.pid}`;
 let p: TestProject;
+let TAG: string;
+let removeProject: () => Promise<void>;
 const text = (r: unknown) => JSON.stringify((r as { content?: unknown }).content ?? "");
 const catalogDir = () => path.join(p.home, "cache", "catalog");
 const files = () => (fs.existsSync(catalogDir()) ? fs.readdirSync(catalogDir()).filter((f) => f.endsWith(".json")) : []);
 
 beforeAll(async () => {
-  const node = await nodeBaseImage();
-  await engine().getImage(node).tag({ repo: REPO, tag: `e2e-${process.pid}` });
-  p = project({
-    slow: {
-      image: TAG,
-      command: ["sh", "-c", `sleep ${SLEEP_S}; exec node /fixture/raw-server.mjs`],
-      mounts: [{ source: FIXTURES, target: "/fixture" }],
-      timeouts: { startupMs: 60_000 },
-    },
-  });
+  ({ p, tag: TAG, remove: removeProject } = await slowServerProject(REPO, SLEEP_S));
 });
 
-afterAll(async () => {
-  await engine().getImage(TAG).remove({ force: true }).catch(() => {});
-  fs.rmSync(p.dir, { recursive: true, force: true });
-});
+afterAll(() => removeProject());
 
-/** One serve: connected, `body` run, closed, and its containers gone. */
-async function serve<T>(body: (gw: Connected, changes: () => number) => Promise<T>): Promise<T> {
-  let changes = 0;
-  const gw = await connect(p, { setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });
-  try {
-    return await body(gw, () => changes);
-  } finally {
-    await gw.client.close().catch(() => {});
-    await waitFor("the gateway's containers removed", async () => ((await containersOf(gw.pid)).length === 0 ? true : undefined), 30_000);
-  }
-}
+const serve = <T>(body: (gw: Connected, changes: () => number) => Promise<T>) => serveOnce(p, body);
 
 /** Spawn → tools/list answered: the names and how long it took. */
 async function listed(gw: Connected, t0: number): Promise<{ names: string[]; ms: number }> {

@@ -8,17 +8,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { engine } from "../src/docker/engine.ts";
-import { nodeBaseImage } from "./helpers/images.ts";
-import { connect, containersOf, FIXTURES, project, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
+import { project, serveOnce, slowServerProject, waitFor, type Connected, type TestProject } from "./helpers/gateway.ts";
 import { hostileServer } from "./security/_hostile.ts";
 
 const SLEEP_S = 5;
-const REPO = "mcpbox-test/early-answers";
-const TAG = `${REPO}:e2e-${process.pid}`;
 const TOOLS = ["slow__add_tool", "slow__echo", "slow__flood"];
 let p: TestProject;
+let TAG: string;
+let removeProject: () => Promise<void>;
 const answersDir = () => path.join(p.home, "cache", "answers");
 const recordFile = () => {
   const files = fs.existsSync(answersDir()) ? fs.readdirSync(answersDir()).filter((f) => f.endsWith(".json")) : [];
@@ -29,35 +26,12 @@ type Answer = { method: string; params: string; result: string };
 const answers = (file = recordFile()) => (JSON.parse(fs.readFileSync(file, "utf8")) as { answers: Answer[] }).answers;
 
 beforeAll(async () => {
-  const node = await nodeBaseImage();
-  await engine().getImage(node).tag({ repo: REPO, tag: `e2e-${process.pid}` });
-  p = project({
-    slow: {
-      image: TAG,
-      command: ["sh", "-c", `sleep ${SLEEP_S}; exec node /fixture/raw-server.mjs`],
-      mounts: [{ source: FIXTURES, target: "/fixture" }],
-      timeouts: { startupMs: 60_000 },
-    },
-  });
+  ({ p, tag: TAG, remove: removeProject } = await slowServerProject("mcpbox-test/early-answers", SLEEP_S));
 });
 
-afterAll(async () => {
-  await engine().getImage(TAG).remove({ force: true }).catch(() => {});
-  fs.rmSync(p.dir, { recursive: true, force: true });
-});
+afterAll(() => removeProject());
 
-/** One serve: connected, `body` run, closed, and its containers gone. */
-async function serve<T>(body: (gw: Connected, changes: () => number, t0: number) => Promise<T>): Promise<T> {
-  let changes = 0;
-  const t0 = Date.now();
-  const gw = await connect(p, { setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });
-  try {
-    return await body(gw, () => changes, t0);
-  } finally {
-    await gw.client.close().catch(() => {});
-    await waitFor("the gateway's containers removed", async () => ((await containersOf(gw.pid)).length === 0 ? true : undefined), 30_000);
-  }
-}
+const serve = <T>(body: (gw: Connected, changes: () => number, t0: number) => Promise<T>) => serveOnce(p, body);
 const names = async (gw: Connected) => (await gw.client.listTools()).tools.map((t) => t.name).sort();
 
 /** A recorded tools/list result with one more tool, written back as this user's 0600 file (believed). */
@@ -154,14 +128,14 @@ describe("a secret in the gateway's answers", () => {
 
   it("is never written into the record", async () => {
     for (let run = 0; run < 2; run++) {
-      const gw = await connect(q, { env: { MCPBOX_EARLY_ANSWERS_KEY: SECRET } });
-      try {
-        const { tools } = await gw.client.listTools();
-        expect(tools[0]?.description).toContain("api.example.test"); // the server ran and listed (redacted or not)
-      } finally {
-        await gw.client.close().catch(() => {});
-        await waitFor("the gateway's containers removed", async () => ((await containersOf(gw.pid)).length === 0 ? true : undefined), 30_000);
-      }
+      await serveOnce(
+        q,
+        async (gw) => {
+          const { tools } = await gw.client.listTools();
+          expect(tools[0]?.description).toContain("api.example.test"); // the server ran and listed (redacted or not)
+        },
+        { env: { MCPBOX_EARLY_ANSWERS_KEY: SECRET } },
+      );
     }
     const dir = path.join(q.home, "cache", "answers");
     const texts = fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")) : [];
@@ -179,16 +153,7 @@ describe("a build: server (its image id is its content tag's, planned without bu
   afterAll(() => fs.rmSync(b.dir, { recursive: true, force: true }));
 
   it("gets the recorded answers too", async () => {
-    const run = async (body: (gw: Connected, changes: () => number) => Promise<void>) => {
-      let changes = 0;
-      const gw = await connect(b, { setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });
-      try {
-        await body(gw, () => changes);
-      } finally {
-        await gw.client.close().catch(() => {});
-        await waitFor("the gateway's containers removed", async () => ((await containersOf(gw.pid)).length === 0 ? true : undefined), 30_000);
-      }
-    };
+    const run = (body: (gw: Connected, changes: () => number) => Promise<void>) => serveOnce(b, body);
     // the first start builds the image: the set-up has no key until it is there; the second records
     await run(async (gw) => expect(await names(gw)).toEqual(["built__built_tool"]));
     await run(async (gw) => expect(await names(gw)).toEqual(["built__built_tool"]));

@@ -4,9 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import { ToolListChangedNotificationSchema, type ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { engine } from "../../src/docker/engine.ts";
 import { LABEL } from "../../src/policy/labels.ts";
+import { nodeBaseImage } from "./images.ts";
 
 export const REPO = path.resolve(import.meta.dirname, "../..");
 export const FIXTURES = path.join(REPO, "test/fixtures/gateway");
@@ -74,6 +75,48 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * One serve of `p`: connected (its list_changed notifications counted), `body` run with the time of the spawn, then
+ * closed and its containers gone.
+ */
+export async function serveOnce<T>(
+  p: TestProject,
+  body: (gw: Connected, changes: () => number, t0: number) => Promise<T>,
+  options: { env?: Record<string, string> } = {},
+): Promise<T> {
+  let changes = 0;
+  const t0 = Date.now();
+  const gw = await connect(p, { ...options, setup: (c) => c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++) });
+  try {
+    return await body(gw, () => changes, t0);
+  } finally {
+    await gw.client.close().catch(() => {});
+    await waitFor("the gateway's containers removed", async () => ((await containersOf(gw.pid)).length === 0 ? true : undefined), 30_000);
+  }
+}
+
+/**
+ * A project of one server `slow` (the raw-server fixture) that sleeps `sleepS` seconds before it speaks, on the node
+ * base image tagged `<repo>:e2e-<pid>` for this run, so "before it is up" is seconds, not a race. remove() takes both away.
+ */
+export async function slowServerProject(repo: string, sleepS: number): Promise<{ p: TestProject; tag: string; remove(): Promise<void> }> {
+  const tag = `${repo}:e2e-${process.pid}`;
+  await engine().getImage(await nodeBaseImage()).tag({ repo, tag: `e2e-${process.pid}` });
+  const p = project({
+    slow: {
+      image: tag,
+      command: ["sh", "-c", `sleep ${sleepS}; exec node /fixture/raw-server.mjs`],
+      mounts: [{ source: FIXTURES, target: "/fixture" }],
+      timeouts: { startupMs: 60_000 },
+    },
+  });
+  const remove = async () => {
+    await engine().getImage(tag).remove({ force: true }).catch(() => {});
+    fs.rmSync(p.dir, { recursive: true, force: true });
+  };
+  return { p, tag, remove };
 }
 
 /** Every audit line written under this project's MCPBOX_HOME. */

@@ -6,6 +6,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { REPO } from "../helpers/gateway.ts";
+import { nodeBaseImage } from "../helpers/images.ts";
+import { engine } from "../../src/docker/engine.ts";
 
 export const HOSTILE_CONTEXT = path.join(REPO, "test/fixtures/hostile");
 
@@ -39,3 +41,28 @@ export function textOf(result: unknown): string {
 export function tempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `mcpbox-sec-${prefix}-`));
 }
+
+/**
+ * A server entry for the egress fixture (test/fixtures/egress: tools that open connections and send raw bytes from
+ * inside the container) with `network` and any more server config.
+ */
+export async function egressWebServer(more: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return {
+    image: await nodeBaseImage(engine()),
+    command: ["node", "/fixtures/server.mjs"],
+    mounts: [{ source: path.join(REPO, "test/fixtures/egress"), target: "/fixtures" }],
+    timeouts: { startupMs: 60_000, callMs: 60_000 },
+    ...more,
+  };
+}
+
+/** What the engine can give back of a container's output: its log, or nothing when its driver keeps none. */
+export async function engineLog(id: string): Promise<Buffer> {
+  try {
+    return (await engine().getContainer(id).logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
+  } catch (e) {
+    if (/does not support reading|logging driver|log driver|not logging output/i.test((e as Error).message)) return Buffer.alloc(0);
+    throw e;
+  }
+}
+

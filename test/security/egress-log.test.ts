@@ -10,27 +10,17 @@
  * lines a second (a burst of 2000) each second's surplus is one line with its count, and every request is counted.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../../src/docker/engine.ts";
 import { auditLines, connect, containersOf, project, waitFor, type Connected, type TestProject } from "../helpers/gateway.ts";
-import { nodeBaseImage } from "../helpers/images.ts";
+import { egressWebServer, engineLog } from "./_hostile.ts";
 
-const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/egress");
 const REQUESTS = 2000;
 let p: TestProject;
 let c: Connected;
 
 beforeAll(async () => {
-  const image = await nodeBaseImage(engine());
-  p = project({});
-  fs.writeFileSync(p.config, JSON.stringify({ servers: { web: {
-    image,
-    command: ["node", "/fixtures/server.mjs"],
-    mounts: [{ source: FIXTURES, target: "/fixtures" }],
-    network: { allow: ["good.test"] },
-    timeouts: { startupMs: 60_000, callMs: 60_000 },
-  } } }, null, 2));
+  p = project({ web: await egressWebServer({ network: { allow: ["good.test"] } }) });
   c = await connect(p);
 }, 180_000);
 
@@ -43,16 +33,6 @@ afterAll(async () => {
 function accounted(): number {
   const lines = auditLines(p).filter((l) => l.method === "egress" && l.outcome === "denied");
   return lines.reduce((n, l) => n + (l.host === "denied.test" ? 1 : typeof l.count === "number" ? l.count : 0), 0);
-}
-
-/** What the engine can give back of a container's output: its log, or nothing when its driver keeps none. */
-async function engineLog(id: string): Promise<Buffer> {
-  try {
-    return (await engine().getContainer(id).logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
-  } catch (e) {
-    if (/does not support reading|logging driver|log driver|not logging output/i.test((e as Error).message)) return Buffer.alloc(0);
-    throw e;
-  }
 }
 
 describe("an allowlisted server's denied requests are audited, never logged by the engine on the host's disk", () => {

@@ -7,27 +7,15 @@
  * line saying why.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { engine } from "../../src/docker/engine.ts";
 import { auditLines, connect, project, waitFor, type Connected, type TestProject } from "../helpers/gateway.ts";
-import { nodeBaseImage } from "../helpers/images.ts";
+import { egressWebServer } from "./_hostile.ts";
 
-const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/egress");
 let p: TestProject;
 let c: Connected;
 
 beforeAll(async () => {
-  const image = await nodeBaseImage(engine());
-  p = project({});
-  fs.writeFileSync(p.config, JSON.stringify({ servers: { web: {
-    image,
-    command: ["node", "/fixtures/server.mjs"],
-    mounts: [{ source: FIXTURES, target: "/fixtures" }],
-    network: { allow: ["*"] },
-    dangerous: { allowAnyEgress: true },
-    timeouts: { startupMs: 60_000, callMs: 60_000 },
-  } } }, null, 2));
+  p = project({ web: await egressWebServer({ network: { allow: ["*"] }, dangerous: { allowAnyEgress: true } }) });
   c = await connect(p);
 }, 180_000);
 

@@ -12,7 +12,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { engine } from "../../src/docker/engine.ts";
 import { connect, containersOf, project, type Connected, type TestProject } from "../helpers/gateway.ts";
-import { hostileServer, textOf } from "./_hostile.ts";
+import { engineLog, hostileServer, textOf } from "./_hostile.ts";
 
 let p: TestProject;
 let c: Connected;
@@ -26,16 +26,6 @@ afterAll(async () => {
   await c?.client.close().catch(() => {});
   if (p) fs.rmSync(p.dir, { recursive: true, force: true });
 });
-
-/** What the engine can give back of a container's output: its log, or nothing when its driver keeps none. */
-async function engineLog(id: string): Promise<Buffer> {
-  try {
-    return (await engine().getContainer(id).logs({ stdout: true, stderr: true, follow: false })) as unknown as Buffer;
-  } catch (e) {
-    if (/does not support reading|logging driver|log driver|not logging output/i.test((e as Error).message)) return Buffer.alloc(0);
-    throw e;
-  }
-}
 
 describe("a server's output reaches the gateway, never the engine's log on the host's disk", () => {
   it("keeps nothing of an 8 MiB stderr flood or of an answer", async () => {
