@@ -131,4 +131,13 @@ describe("names that often hold a path", () => {
       expect(checkPathArguments(args, ["/data"]).ok).toBe(true);
     }
   });
+
+  it("judge a relative value that climbs with .. (as written, %-encoded or with backslashes) and pass relative words", () => {
+    for (const args of [{ source: "x/../../proc/self/environ" }, { input: "data/..%2f..%2fetc/passwd" }, { cwd: "tmp\\..\\..\\etc" }, { uri: "a/b/.." }]) {
+      expect(checkPathArguments(args, ["/data"])).toMatchObject({ ok: false, reason: expect.stringContaining("relative path") });
+    }
+    for (const args of [{ source: "docs/readme.md" }, { output: "a..b/c" }, { url: "page.html?x=..y" }]) {
+      expect(checkPathArguments(args, ["/data"]).ok).toBe(true);
+    }
+  });
 });

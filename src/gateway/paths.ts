@@ -74,6 +74,8 @@ const FILE_URI = /^file:/i;
 /** A URL with a scheme other than file (`https://`, `s3://`): not a file system path, unless a server reads it as one. */
 const OTHER_URL = /^[a-z][a-z0-9+.-]+:\/\//i;
 const CLIMBS = /(^|[/\\])\.\.([/\\]|$)/;
+/** A `..` segment as written or once %-decoded (a value decoded past 4 rounds counts as climbing). */
+const climbs = (v: string) => CLIMBS.test(v) || CLIMBS.test(percentDecoded(v) ?? "..");
 
 /**
  * Every place a path value may land in the container, normalized; undefined when one of them cannot be told
@@ -203,10 +205,12 @@ class Walk {
       if (kind === "other") return undefined;
       if (OTHER_URL.test(v)) {
         // https:, s3:, ...: not a path (egress is another guard), unless a server reading it as one could climb
-        if (!CLIMBS.test(v) && !CLIMBS.test(percentDecoded(v) ?? "..")) return undefined;
+        if (!climbs(v)) return undefined;
         return this.#refuse(v, `argument "${this.#label()}" (${shown(v)}) is a URL with a .. segment, refused where a path is expected (${this.#where})`);
       }
-      if (kind === "uri" && !/^[/\\~.]/.test(v)) return undefined; // a host name or a relative URL, not a path
+      // a host name or a relative URL, not a path; unless it climbs: `x/../../proc/self/environ` is a relative path
+      // that a server resolving it from its working folder (often /) reads outside every mount
+      if (kind === "uri" && !/^[/\\~.]/.test(v) && !climbs(v)) return undefined;
     }
     if (++this.#paths > MAX_PATHS) return this.#refuse(v, `the arguments hold more than ${MAX_PATHS} paths, too many for mcpbox to check`);
     const places = containerPaths(v);
