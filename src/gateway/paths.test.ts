@@ -132,6 +132,21 @@ describe("names that often hold a path", () => {
     }
   });
 
+  it("read a file: URI as URL parsers do: after leading blanks and controls, with tabs and newlines inside", () => {
+    for (const v of [" file:///etc/passwd", "\tfile:///proc/self/environ", "fi\nle:///etc/passwd", "\u0001FILE:///etc/x", "f\ti\rl\ne:/etc/x  "]) {
+      for (const name of ["uri", "resource", "path"]) expect(checkPathArguments({ [name]: v }, ["/data"]).ok, `${name}: ${JSON.stringify(v)}`).toBe(false);
+    }
+    for (const v of [" file:///data/a.txt", "fi\tle:///data/a.txt\n"]) expect(checkPathArguments({ resource: v }, ["/data"]).ok).toBe(true);
+    expect(checkPathArguments({ source: " /etc/passwd" }, ["/data"]).ok).toBe(false); // a server may trim it
+    for (const v of ["fine words", "f", " ", "\t\t", "file", " fil:e"]) expect(checkPathArguments({ uri: v, text: v }, ["/data"]).ok).toBe(true);
+  });
+
+  it("judges a long run of blanks in linear time", () => {
+    const started = performance.now();
+    expect(checkPathArguments({ text: `file:///data/x${" ".repeat(200_000)}y`, uri: `${" ".repeat(200_000)}z` }, ["/data"]).ok).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
   it("judge a relative value that climbs with .. (as written, %-encoded or with backslashes) and pass relative words", () => {
     for (const args of [{ source: "x/../../proc/self/environ" }, { input: "data/..%2f..%2fetc/passwd" }, { cwd: "tmp\\..\\..\\etc" }, { uri: "a/b/.." }]) {
       expect(checkPathArguments(args, ["/data"])).toMatchObject({ ok: false, reason: expect.stringContaining("relative path") });

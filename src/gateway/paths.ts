@@ -74,6 +74,34 @@ const FILE_URI = /^file:/i;
 /** A URL with a scheme other than file (`https://`, `s3://`): not a file system path, unless a server reads it as one. */
 const OTHER_URL = /^[a-z][a-z0-9+.-]+:\/\//i;
 const CLIMBS = /(^|[/\\])\.\.([/\\]|$)/;
+const TAB_OR_NEWLINE = new Set([0x09, 0x0a, 0x0d]);
+
+/** How many C0 controls and spaces `v` starts with. */
+function blanksBefore(v: string): number {
+  let i = 0;
+  while (i < v.length && v.charCodeAt(i) <= 0x20) i++;
+  return i;
+}
+
+/**
+ * `v` as URL parsers read it (the URL standard, so Node's `new URL` and `fileURLToPath`; Python's urlsplit) when that
+ * is a `file:` URI, else undefined: they cut leading and trailing C0 controls and spaces and drop tabs and newlines
+ * anywhere, so ` file:///etc/passwd` and `fi\tle:///etc/passwd` name /etc/passwd to a server. Loops, not regexes:
+ * the value is the caller's, and a backtracking trim would take quadratic time on a long run of spaces.
+ */
+function fileUri(v: string): string | undefined {
+  const first = v.charCodeAt(0);
+  if ((first === 0x66 || first === 0x46) && FILE_URI.test(v)) return v;
+  if (first > 0x20 && first !== 0x66 && first !== 0x46) return undefined; // cannot become one
+  const start = blanksBefore(v);
+  let head = "";
+  for (let i = start; i < v.length && head.length < 5; i++) if (!TAB_OR_NEWLINE.has(v.charCodeAt(i))) head += v[i];
+  if (head.toLowerCase() !== "file:") return undefined;
+  let end = v.length;
+  while (end > start && v.charCodeAt(end - 1) <= 0x20) end--;
+  return v.slice(start, end).replace(/[\t\n\r]/g, "");
+}
+
 /** A `..` segment as written or once %-decoded (a value decoded past 4 rounds counts as climbing). */
 const climbs = (v: string) => CLIMBS.test(v) || CLIMBS.test(percentDecoded(v) ?? "..");
 
@@ -199,8 +227,8 @@ class Walk {
   }
 
   #string(v: string, kind: Kind): Refusal | undefined {
-    const first = v.charCodeAt(0);
-    const file = (first === 0x66 || first === 0x46) && FILE_URI.test(v);
+    const uri = fileUri(v);
+    const file = uri !== undefined;
     if (!file) {
       if (kind === "other") return undefined;
       if (OTHER_URL.test(v)) {
@@ -210,10 +238,11 @@ class Walk {
       }
       // a host name or a relative URL, not a path; unless it climbs: `x/../../proc/self/environ` is a relative path
       // that a server resolving it from its working folder (often /) reads outside every mount
-      if (kind === "uri" && !/^[/\\~.]/.test(v) && !climbs(v)) return undefined;
+      // (after leading blanks, which a server may trim)
+      if (kind === "uri" && !/^[/\\~.]/.test(v.slice(blanksBefore(v))) && !climbs(v)) return undefined;
     }
     if (++this.#paths > MAX_PATHS) return this.#refuse(v, `the arguments hold more than ${MAX_PATHS} paths, too many for mcpbox to check`);
-    const places = containerPaths(v);
+    const places = containerPaths(uri ?? v);
     if (places === undefined) {
       const why = v.startsWith("~")
         ? "starts with ~ (a home folder)"
