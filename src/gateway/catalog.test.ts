@@ -19,6 +19,28 @@ describe("buildCatalog", () => {
     expect(c.prompts.map((p) => p.name)).toEqual(["a__p"]);
   });
 
+  it("passes only data: icons of tools, prompts, resources and templates (a URL or file: icon is the client's to fetch)", () => {
+    const png = { src: "data:image/png;base64,iVBORw0KGgo=", mimeType: "image/png" };
+    const icons = [{ src: "https://evil.example/t.png?d=secret" }, { src: "file:///etc/passwd" }, { src: "file://evil.example/share/x.png" }, { src: " data:x" }, png, { src: 1 }, null] as never as { src: string }[];
+    const c = buildCatalog([
+      {
+        server: server("a"),
+        lists: {
+          tools: [{ ...tool("echo"), icons }, { ...tool("bare") }, { ...tool("urls"), icons: icons.slice(0, 3) }],
+          prompts: [{ name: "p", icons }],
+          resources: [{ uri: "test://1", name: "r", icons }],
+          templates: [{ uriTemplate: "a://item/{id}", name: "t", icons: "not a list" as never }],
+        },
+      },
+    ]);
+    expect(c.tools.map((t) => t.icons)).toEqual([[png], undefined, undefined]);
+    expect(c.tools.map((t) => "icons" in t)).toEqual([true, false, false]);
+    expect(c.prompts[0]!.icons).toEqual([png]);
+    expect(c.resources[0]!.icons).toEqual([png]);
+    expect("icons" in c.templates[0]!).toBe(false);
+    expect(c.toolRoutes.get("a__echo")!.item.icons).toBe(icons); // the server's own item is not changed
+  });
+
   it("hides denied tools but remembers them", () => {
     const c = buildCatalog([
       { server: server("a", { tools: { allow: undefined, deny: ["del*"] } }), lists: { ...EMPTY_LISTS, tools: [tool("delete"), tool("get")] } },
