@@ -17,11 +17,13 @@ import type {
 import { routeResource } from "./catalog.ts";
 import { parseTaskHandle, withTaskHandles } from "./tasks.ts";
 import { aggregateCacheHint } from "./cache-hints.ts";
-import { forward, forwardModern, type Extra } from "./calls.ts";
+import { forward, forwardModern, record, type Extra } from "./calls.ts";
+import { checkPathArguments } from "./paths.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { Hub as Gateway } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
-import { callTool } from "./tool-call.ts";
+import { callTool, mountTargets } from "./tool-call.ts";
+import type { Upstream } from "./upstream.ts";
 
 /** Where a session's handlers are registered: its SDK server, of either era. */
 export interface HandlerHost {
@@ -159,10 +161,17 @@ export function registerHandlers(gw: Gateway, session: ClientSession, host: Hand
   });
 
   s.setRequestHandler("resources/read", async (request: ReadResourceRequest, extra) => {
-    const { server, uri } = await resourceOwner(gw, request.params.uri);
+    const { server, uri, listed } = await resourceOwner(gw, request.params.uri);
     const info = { method: "resources/read", tool: uri };
+    const up = gw.upstream(server);
+    const outside = listed ? undefined : readOutside(up, uri);
+    if (outside !== undefined) {
+      record(gw, server, info, "denied", 0, 0, outside);
+      gw.options.log(`${server}: refused a read of ${gw.options.redact(uri)}: ${gw.options.redact(outside)}`);
+      throw new RpcError(ErrorCode.InvalidParams, `mcpbox refused this read: ${outside}`, { uri: request.params.uri });
+    }
     const send = extra.modern ? forwardModern : forward;
-    return send(gw, session, gw.upstream(server), { method: "resources/read", params: { ...request.params, uri } }, extra, info);
+    return send(gw, session, up, { method: "resources/read", params: { ...request.params, uri } }, extra, info);
   });
 
   s.setRequestHandler("resources/subscribe", async (request: SubscribeRequest, extra) => {
@@ -251,11 +260,26 @@ function ownsTask(gw: Gateway, session: ClientSession, handle: string): boolean 
   return owner ? owner === session : session.perRequest;
 }
 
-async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string; uri: string }> {
-  const found = routeResource(gw.catalog, uri) ?? routeResource(await gw.ready(), uri);
-  if (found) return found;
+/**
+ * Why a read must not reach its server, or undefined. A URI the server did not list as it is (one a template of its
+ * matches, or any URI of the only server offering resources) is the client's argument, chosen by a model a prompt
+ * injection may drive (clients give the model a tool that reads any resource URI): the path guard judges it as a
+ * tool's `uri` argument (paths.ts), so a `file:` URI in any reading stays inside the server's mounts (or its /tmp)
+ * and a URL does not climb with `..`. A template `file:///{+path}` otherwise read `file:///proc/self/environ` (the
+ * server's secrets) or any file of its image. A URI the server listed itself is its own offer (not judged).
+ */
+function readOutside(up: Upstream, uri: string): string | undefined {
+  const verdict = checkPathArguments({ uri }, mountTargets(up.server));
+  return verdict.ok ? undefined : verdict.reason;
+}
+
+async function resourceOwner(gw: Gateway, uri: string): Promise<{ server: string; uri: string; listed: boolean }> {
+  let catalog = gw.catalog;
+  let found = routeResource(catalog, uri);
+  if (!found) found = routeResource((catalog = await gw.ready()), uri);
+  if (found) return { ...found, listed: catalog.resourceRoutes.has(uri) };
   const offering = [...gw.upstreams.values()].filter((u) => u.capabilities?.resources);
-  if (offering.length === 1) return { server: offering[0]!.name, uri };
+  if (offering.length === 1) return { server: offering[0]!.name, uri, listed: false };
   // as an SDK v2 server answers a resource it does not have (SEP-2164): -32602 naming the URI in data
   throw new RpcError(ErrorCode.InvalidParams, `unknown resource: ${uri}`, { uri });
 }

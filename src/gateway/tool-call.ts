@@ -39,7 +39,7 @@ export function planToolCall(gw: Gateway, catalog: Catalog, name: string, args: 
 
 /** A server's mount targets, listed once per resolved server (a resolved server never changes), not once per call. */
 const targets = new WeakMap<Upstream["server"], readonly string[]>();
-function mountTargets(server: Upstream["server"]): readonly string[] {
+export function mountTargets(server: Upstream["server"]): readonly string[] {
   let list = targets.get(server);
   if (!list) targets.set(server, (list = Object.freeze(server.mounts.map((m) => m.target))));
   return list;
