@@ -33,7 +33,7 @@ afterAll(async () => {
   if (p) fs.rmSync(p.dir, { recursive: true, force: true });
 });
 
-const text = (r: { contents: Array<{ text?: unknown }> }) => r.contents.map((c) => String(c.text ?? "")).join("");
+const text = (r: { contents: object[] }) => r.contents.map((c) => String((c as { text?: unknown }).text ?? "")).join("");
 
 describe("a read of a URI the server did not list passes the path guard", () => {
   it.each(["file:///data/notes.txt", "file:///tmp/x", "file:///app/README.md", "notes://box/a/b"])("reads %s", async (uri) => {
