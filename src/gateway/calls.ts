@@ -12,6 +12,7 @@ export type { CallInfo, Extra, ModernRequest } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, retryFields, tooManyRounds } from "./input-required.ts";
 import { legacyToolResult } from "./legacy-wrap.ts";
+import { withDataIconsIn } from "./icons.ts";
 import { CallState } from "./round-trips.ts";
 import { translateRoots } from "./roots.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
@@ -132,6 +133,7 @@ export async function forward(gw: Gateway, session: ClientSession, up: Upstream,
     }
     // a 2025-11-25 client: the result as the SDK's 2025 codec projects it (SEP-2106), as on the raw route (legacy-wrap.ts)
     if (request.method === "tools/call" && !extra.modern) result = (legacyToolResult(result, () => up.lists.tools.find((t) => t.name === info?.tool)?.outputSchema) as Result | undefined) ?? result;
+    result = withDataIconsIn(result); // only data: icons on its resource links, as in the lists (icons.ts)
     outcome = result.isError === true ? "error" : "ok";
     bytes = Buffer.byteLength(JSON.stringify(result));
     return result;

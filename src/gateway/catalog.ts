@@ -9,6 +9,7 @@ import type { ServerLists } from "./lists.ts";
 import type { NameClaims } from "./claims.ts";
 import { assignNames } from "./names.ts";
 import { literalPrefix, namesAPlace, templateLiterals, templateMatches } from "./uri-match.ts";
+import { withDataIcons } from "./icons.ts";
 
 export interface Route<T> {
   server: string;
@@ -73,24 +74,6 @@ export function buildCatalog(inputs: readonly CatalogInput[], transparent = fals
     refusedTemplates,
   };
 }
-
-/**
- * An item with only the icons (SEP-973) that hold their image: `data:` URIs. Any other `src` is a place the client
- * loads from on the server's word: an `https:` URL of the server's choosing (a `network: "none"` server's data in
- * its query, sent by the client to any host, with no egress rule asked), or a `file:` URI, which names a path in the
- * server's container but which a client (VS Code, for a stdio server such as the gateway) loads from the host's own
- * disk, or on Windows `file://host/share/...` over SMB with the user's credentials. Such icons are dropped.
- */
-export function withDataIcons<T extends object>(item: T): T {
-  const icons = (item as { icons?: unknown }).icons;
-  if (icons === undefined) return item;
-  const { icons: _dropped, ...rest } = item as T & { icons?: unknown };
-  const kept = Array.isArray(icons) ? icons.filter(isDataIcon) : [];
-  return (kept.length > 0 ? { ...rest, icons: kept } : rest) as T;
-}
-
-const isDataIcon = (icon: unknown): boolean =>
-  typeof icon === "object" && icon !== null && typeof (icon as { src?: unknown }).src === "string" && /^data:/i.test((icon as { src: string }).src);
 
 function named<T extends { name: string }>(
   inputs: readonly CatalogInput[],

@@ -15,6 +15,7 @@ import { admitNotification, broadcastLog } from "./forward.ts";
 import type { Hub as Gateway } from "./hub.ts";
 import { askForLegacyClient, forModernClient, isInputRequired, MAX_ROUNDS, tooManyRounds, type InputRequired } from "./input-required.ts";
 import { legacyToolResult } from "./legacy-wrap.ts";
+import { withDataIconsIn } from "./icons.ts";
 import { ErrorCode, RpcError } from "./rpc-error.ts";
 import type { ClientSession } from "./session.ts";
 import { planToolCall } from "./tool-call.ts";
@@ -175,7 +176,8 @@ export class FastLane {
       return true;
     }
     if (p.sent && isInputRequired(m.result)) return this.#inputRequired(m.id, p, p.sent, m.result), true;
-    const answer = (p.legacy && this.#forLegacyClient(p, p.legacy, m.result)) ?? m.result ?? {};
+    // only data: icons on its resource links, as in the lists (icons.ts)
+    const answer = withDataIconsIn((p.legacy && this.#forLegacyClient(p, p.legacy, m.result)) ?? m.result ?? {});
     const result = JSON.stringify(answer);
     const isError = isRecord(answer) && answer.isError === true;
     this.#answer(m.id, p, `"result":${result}`, () => ({ result: answer }), isError ? "error" : "ok", result);
