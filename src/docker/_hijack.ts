@@ -9,10 +9,11 @@ import type { Duplex } from "node:stream";
 import type Docker from "dockerode";
 
 // required, not imported: Node 24's ESM facade of node:http reads every export, and one of them is a getter that
-// loads undici (fetch, WebSocket): about 7 MB of every serve's memory for nothing (issue 15)
+// loads undici (fetch, WebSocket): about 7 MB of every serve's memory for nothing (issue 15). node:https (and node:tls
+// with it, OpenSSL's TLS set-up: ~3 MB of RSS) only when an engine is reached over TLS
 const builtin = createRequire(import.meta.url);
 const http = builtin("node:http") as typeof import("node:http");
-const https = builtin("node:https") as typeof import("node:https");
+const httpsRequest: typeof http.request = (...args: unknown[]) => (builtin("node:https") as typeof import("node:https")).request(...(args as Parameters<typeof http.request>));
 
 interface ModemInternals {
   socketPath?: unknown;
@@ -37,8 +38,10 @@ async function endpointOf(docker: Docker): Promise<Endpoint | undefined> {
   }
   if (m.protocol === "http") return { request: http.request, options: { host: m.host, port: m.port } };
   if (m.protocol === "https") {
-    const tls = { ca: m.ca, cert: m.cert, key: m.key, checkServerIdentity: m.checkServerIdentity } as import("node:https").RequestOptions;
-    return { request: https.request, options: { host: m.host, port: m.port, ...tls } };
+    // only what the modem has: Node refuses a checkServerIdentity key that is there but undefined (every TLS attach failed)
+    const given = { ca: m.ca, cert: m.cert, key: m.key, checkServerIdentity: m.checkServerIdentity };
+    const tls = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as import("node:https").RequestOptions;
+    return { request: httpsRequest, options: { host: m.host, port: m.port, ...tls } };
   }
   return undefined;
 }

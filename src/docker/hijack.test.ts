@@ -1,0 +1,64 @@
+/**
+ * hijackAttach over a TLS engine (DOCKER_HOST=tcp://...:2376 with DOCKER_TLS_VERIFY): node:https is loaded only on
+ * that route (issue 15), so the route itself is proven here against a loopback engine stand-in that answers the
+ * attach upgrade and echoes what it gets, with a certificate made for the test.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import https from "node:https";
+import type net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import Docker from "dockerode";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hijackAttach } from "./_hijack.ts";
+
+let dir: string;
+let server: https.Server;
+let port: number;
+let cert: string;
+const requests: { method?: string; url?: string; upgrade?: string }[] = [];
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-hijack-"));
+  const key = path.join(dir, "key.pem");
+  const crt = path.join(dir, "cert.pem");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", crt, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  cert = fs.readFileSync(crt, "utf8");
+  server = https.createServer({ key: fs.readFileSync(key), cert });
+  server.on("upgrade", (req, socket: net.Socket) => {
+    requests.push({ method: req.method, url: req.url, upgrade: req.headers.upgrade });
+    socket.write("HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n");
+    socket.on("data", (d: Buffer) => socket.write(d));
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  port = (server.address() as net.AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("hijackAttach over TLS", () => {
+  it("upgrades the attach request on the engine's TLS connection, trusting only the engine's CA", async () => {
+    const docker = new Docker({ protocol: "https", host: "127.0.0.1", port, ca: cert, version: "v1.43" });
+    const socket = await hijackAttach(docker, "abc/../x");
+    try {
+      expect(requests.at(-1)).toEqual({ method: "POST", url: "/v1.43/containers/abc%2F..%2Fx/attach?stream=1&stdin=1&stdout=1&stderr=1", upgrade: "tcp" });
+      const echoed = new Promise<string>((r) => socket.once("data", (d: Buffer) => r(d.toString())));
+      socket.write("ping\n");
+      expect(await echoed).toBe("ping\n");
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it("refuses an engine whose certificate the configured CA did not sign", async () => {
+    const other = path.join(dir, "other.pem");
+    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path.join(dir, "other.key"), "-out", other, "-days", "1", "-subj", "/CN=other"], { stdio: "ignore" });
+    const docker = new Docker({ protocol: "https", host: "127.0.0.1", port, ca: fs.readFileSync(other, "utf8") });
+    await expect(hijackAttach(docker, "abc")).rejects.toThrow(/self-signed|certificate/i);
+  });
+});
