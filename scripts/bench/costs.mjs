@@ -13,7 +13,7 @@ import path from "node:path";
 import { engine } from "../../src/docker/engine.ts";
 import { ensureTestImage } from "../../test/helpers/images.ts";
 import { writeConfig } from "./binary.mjs";
-import { BINARY, NODE, cpuCommands, percentile, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
+import { BINARY, NODE, ROOT, cpuCommands, percentile, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
 import {
   cleanup,
   cpuMicros,
@@ -39,6 +39,7 @@ const B = {
   start: "5 direct starts in parallel → a call answered on each (baseline)",
   versionCpu: "mcpbox --version CPU (user + system, baseline)",
   nodeAnon: "private (anonymous) RSS of an idle Node, same version, nothing loaded (baseline)",
+  sdkRss: "RSS of an idle Node, same version and flag, that only imported the MCP SDK's client and server packages (reference)",
 };
 
 export default async function run({ runs = 300 } = {}) {
@@ -132,6 +133,10 @@ async function memoryRows(proj, pids, calls, settle = 4) {
   const idle = () => new Promise((r) => setTimeout(r, settle * 1000));
   const anonMb = (pid) => Number(/^Anonymous:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN) / 1024;
   const idleNode = spawn(NODE, ["--max-semi-space-size=1", "-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  // the floor the SDK sets: the gateway speaks to clients with its Server and to servers with its Client, and each
+  // package carries its own copy of the protocol's zod schemas (issue 15: what is left of the gateway's memory)
+  const sdkOnly = 'await import("@modelcontextprotocol/client"); await import("@modelcontextprotocol/server"); setInterval(() => {}, 1000);';
+  const sdkNode = spawn(NODE, ["--max-semi-space-size=1", "--input-type=module", "-e", sdkOnly], { stdio: "ignore", cwd: ROOT });
   try {
     const { tools } = await gw.client.listTools();
     const echoes = tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name);
@@ -143,7 +148,9 @@ async function memoryRows(proj, pids, calls, settle = 4) {
     const firstAnon = anonMb(gw.pid);
     const firstExe = executablePagesMb(gw.pid);
     const nodeAnon = anonMb(idleNode.pid); // the same time idle, at least `settle` s after its start
+    const sdk = { rss: rssMb(sdkNode.pid), anon: anonMb(sdkNode.pid) };
     idleNode.kill();
+    sdkNode.kill();
     // 16 in flight, spread over the ten servers
     let next = 0;
     const worker = async () => {
@@ -159,6 +166,8 @@ async function memoryRows(proj, pids, calls, settle = 4) {
     return [
       { measure: `gateway RSS, 10 servers (warm home), after tools/list, 30 calls and ${settle} s idle`, value: first, unit: "MB", goal: { atMost: 80 } },
       { measure: B.nodeAnon, value: nodeAnon, unit: "MB" },
+      { measure: B.sdkRss, value: sdk.rss, unit: "MB" },
+      { measure: "the same Node's private (anonymous) part (reference)", value: sdk.anon, unit: "MB" },
       { measure: "gateway RSS after idle: its private part (anonymous: V8 heap, malloc)", value: firstAnon, unit: "MB", baseline: B.nodeAnon },
       { measure: "gateway RSS after idle: its file pages (the executable and libraries, shared with the page cache)", value: first - firstAnon, unit: "MB" },
       { measure: "gateway RSS after idle: of these, the executable's (how many: see memoryRows, the page cache decides)", value: firstExe, unit: "MB" },
@@ -168,6 +177,7 @@ async function memoryRows(proj, pids, calls, settle = 4) {
     ];
   } finally {
     idleNode.kill();
+    sdkNode.kill();
     await gw.close().catch(() => {});
   }
 }
