@@ -17,6 +17,7 @@ export const claudeCode: ClientDescriptor = {
   servers: { path: ["mcpServers"], shape: "map" },
   ...CLIENT_LOCATIONS["claude-code"],
   envRef,
+  expands: /\$\{/,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ type: "http", url: e.url, headers: bearerHeaders(e, envRef) }),
 };

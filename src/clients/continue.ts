@@ -15,5 +15,6 @@ export const continueDev: ClientDescriptor = {
   servers: { path: ["mcpServers"], shape: "list" },
   ...CLIENT_LOCATIONS["continue"],
   skeleton: { name: "Local Config", version: "1.0.0", schema: "v1" },
+  expands: /\$\{\{/,
   render: (e) => compact({ name: e.name, type: "stdio", command: e.command, args: e.args }),
 };

@@ -16,6 +16,7 @@ export const cursor: ClientDescriptor = {
   servers: { path: ["mcpServers"], shape: "map" },
   ...CLIENT_LOCATIONS.cursor,
   envRef,
+  expands: /\$\{/,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ url: e.url, headers: bearerHeaders(e, envRef) }),
 };

@@ -8,7 +8,22 @@ import { parseJsonc } from "./formats/json.ts";
 import { formatHandler, type Rendered } from "./formats/index.ts";
 
 export function renderEntries(client: ClientDescriptor, entries: readonly StdioEntry[]): Rendered[] {
-  return entries.map((e) => ({ name: e.name, value: client.render(e) }));
+  return entries.map((e) => ({ name: e.name, value: client.render(refuseReferences(client, e)) }));
+}
+
+/**
+ * A client that reads references (`${env:NAME}`, `{file:path}`) in the command line it starts a server with would
+ * replace one in a config path, a `-e NAME=value` or a server's argument (a cloned repository's sandbox.config.ts
+ * writes them) with the host's variable or file, and hand it to the container; none of them has an escape, so such
+ * an entry is refused. The env map's values are mcpbox's own references, to variable names the schema checked.
+ */
+function refuseReferences(client: ClientDescriptor, entry: StdioEntry): StdioEntry {
+  const expands = client.expands;
+  const found = expands ? [entry.command, ...entry.args].find((s) => expands.test(s)) : undefined;
+  if (found === undefined) return entry;
+  throw new McpboxError("config", `${entry.name}: ${client.title} would read ${JSON.stringify(found)} as a reference and put the host's variable or file in its place, so mcpbox does not write it`, {
+    hint: "remove the reference from sandbox.config.ts (an env value, an argument, a mount) or from the config's path; for direct mode, pass a host variable as a secret ({ env: \"NAME\" }) instead",
+  });
 }
 
 /** The URL entry of `serve --http` (`--mode http`); a client without one is told to use the gateway entry. */
@@ -22,7 +37,7 @@ export function renderHttpEntry(client: ClientDescriptor, entry: HttpEntry): Ren
 }
 
 const rendered = (client: ClientDescriptor, entries: readonly StdioEntry[] | readonly Rendered[]): readonly Rendered[] =>
-  entries.map((e) => ("value" in e ? e : { name: e.name, value: client.render(e) }));
+  entries.map((e) => ("value" in e ? e : { name: e.name, value: client.render(refuseReferences(client, e)) }));
 
 export function snippetFor(client: ClientDescriptor, entries: readonly StdioEntry[] | readonly Rendered[]): string {
   return formatHandler(client.format).snippet(client, rendered(client, entries));

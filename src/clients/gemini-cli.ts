@@ -18,6 +18,7 @@ export const geminiCli: ClientDescriptor = {
   servers: { path: ["mcpServers"], shape: "map" },
   ...CLIENT_LOCATIONS["gemini-cli"],
   envRef,
+  expands: /\$[{A-Za-z_]/,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ httpUrl: e.url, headers: bearerHeaders(e, envRef) }),
 };

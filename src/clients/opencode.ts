@@ -19,6 +19,7 @@ export const opencode: ClientDescriptor = {
   // opencode follows XDG on every OS, so Windows too reads %USERPROFILE%\.config\opencode
   ...CLIENT_LOCATIONS.opencode,
   envRef,
+  expands: /\{(?:env|file):/,
   render: (e) =>
     compact({ type: "local", command: [e.command, ...e.args], enabled: true, environment: envMap(e, envRef) }),
   renderHttp: (e) => ({ type: "remote", url: e.url, enabled: true, headers: bearerHeaders(e, envRef) }),

@@ -47,6 +47,13 @@ export interface ClientDescriptor extends ClientLocation {
    * Without it, secrets reach docker only through the client's own environment (`-e NAME`).
    */
   envRef?: (hostVar: string) => string;
+  /**
+   * What the client reads as a reference in a string it starts a server with (`${env:NAME}`, `{file:path}`) and
+   * replaces with the host's variable or file before it starts it. mcpbox's command and arguments (a config path, a
+   * direct entry's `-e NAME=value`, mounts and the server's own arguments, all from sandbox.config.ts) must not hold
+   * one: the client would hand the host's secrets to the container. None of these clients has an escape for it.
+   */
+  expands?: RegExp;
   /** what a new file starts with besides the servers (e.g. Continue's required name/version/schema) */
   skeleton?: Record<string, unknown>;
   /** "minimal": the client starts servers with only a few variables (HOME, PATH...) plus its env map */

@@ -18,6 +18,7 @@ export const vscode: ClientDescriptor = {
   servers: { path: ["servers"], shape: "map" },
   ...CLIENT_LOCATIONS.vscode,
   envRef,
+  expands: /\$\{/,
   render: (e) => compact({ type: "stdio", command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ type: "http", url: e.url, headers: bearerHeaders(e, envRef) }),
 };

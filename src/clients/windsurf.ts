@@ -17,6 +17,7 @@ export const windsurf: ClientDescriptor = {
   servers: { path: ["mcpServers"], shape: "map" },
   ...CLIENT_LOCATIONS.windsurf,
   envRef,
+  expands: /\$\{/,
   render: (e) => compact({ command: e.command, args: e.args, env: envMap(e, envRef) }),
   renderHttp: (e) => ({ serverUrl: e.url, headers: bearerHeaders(e, envRef) }),
 };
