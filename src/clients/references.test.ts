@@ -95,3 +95,28 @@ describe("a config path that tries to leave its string", () => {
     });
   }
 });
+
+describe("--write never changes what mcpbox does not own", () => {
+  it("codex: a line of another server's multi-line string that reads like mcpbox's header is refused, not cut", () => {
+    const before = `[mcp_servers.other]
+command = "x"
+notes = """
+[mcp_servers.mcpbox]
+[x] """
+
+[mcp_servers.mcpbox]
+command = "old"
+`;
+    const { entries } = buildEntries("gateway", { config: hostile({}), self: SELF, imageOf });
+    expect(refused(() => mergedText(getClient("codex"), before, entries, "/home/dev/.codex/config.toml"))).toContain("could not place");
+    const plain = before.replace("[mcp_servers.mcpbox]\n[x] ", "");
+    const after = parseToml(mergedText(getClient("codex"), plain, entries, "/home/dev/.codex/config.toml")) as any;
+    expect(after.mcp_servers.other).toEqual({ command: "x", notes: "" });
+  });
+
+  it("goose: an entry that aliases an anchor of mcpbox's old entry is refused with a hint, the file untouched", () => {
+    const before = "extensions:\n  mcpbox: &base\n    cmd: old\n    args: []\n  other:\n    <<: *base\n    cmd: mine\n";
+    const { entries } = buildEntries("gateway", { config: hostile({}), self: SELF, imageOf });
+    expect(refused(() => mergedText(getClient("goose"), before, entries, "/home/dev/config.yaml"))).toContain("cannot replace its entry");
+  });
+});

@@ -29,7 +29,7 @@ function mergeToml(client: ClientDescriptor, text: string, entries: readonly Ren
     }
     out = appendTable(cut ?? out, stringify(freshDocument(client, [{ name, value }])));
   }
-  if (out !== text) check(out, at, entries, file);
+  if (out !== text) check(out, doc, at, entries, file);
   return out;
 }
 
@@ -65,15 +65,37 @@ function appendTable(text: string, table: string): string {
   return body === "" ? `${table}\n` : `${body}\n\n${table}\n`;
 }
 
-/** The edited text must parse and hold exactly the new entries. */
-function check(text: string, at: string[], entries: readonly Rendered[], file: string): void {
+/**
+ * The edited text must parse, hold exactly the new entries, and everything else as the file had it: the cut is made
+ * on lines, and a line of a multi-line string that reads like the entry's header (`[mcp_servers.mcpbox]` inside
+ * another server's `"""`) would otherwise lose lines of that string without a word.
+ */
+function check(text: string, before: Record<string, unknown>, at: string[], entries: readonly Rendered[], file: string): void {
   const doc = parseToml(text, file);
   const container = at.reduce<unknown>((node, key) => (isPlainObject(node) ? node[key] : undefined), doc);
+  const others = (d: Record<string, unknown>) => withoutEntries(d, at, entries);
+  const kept = sameValue(others(doc), others(before));
   for (const { name, value } of entries) {
-    if (!isPlainObject(container) || !sameValue(container[name], value)) {
+    if (!kept || !isPlainObject(container) || !sameValue(container[name], value)) {
       throw new McpboxError("config", `${file}: mcpbox could not place ${[...at, name].join(".")} in this file`, {
         hint: "the file was left untouched; add the snippet `mcpbox config codex` prints by hand",
       });
     }
   }
+}
+
+/** The document without the entries mcpbox writes (a copy along their path; the rest shared). */
+function withoutEntries(doc: Record<string, unknown>, at: string[], entries: readonly Rendered[]): Record<string, unknown> {
+  const [key, ...rest] = at;
+  if (key === undefined) {
+    const copy = { ...doc };
+    for (const { name } of entries) delete copy[name];
+    return copy;
+  }
+  const node = doc[key];
+  if (!isPlainObject(node)) return doc;
+  const { [key]: _, ...copy } = doc;
+  const inner = withoutEntries(node, rest, entries);
+  // a table that held only mcpbox's entries, or that the edit made, is no difference
+  return Object.keys(inner).length === 0 ? copy : { ...copy, [key]: inner };
 }

@@ -3,6 +3,7 @@
  * everything it does not touch. Continue keeps servers in a list matched by `name`.
  */
 import { Document, isMap, isScalar, isSeq, parseDocument, visit } from "yaml";
+import { McpboxError } from "../../errors.ts";
 import type { ClientDescriptor } from "../types.ts";
 import { freshDocument, notAnObject, parseFailure, sameValue, type FormatHandler, type Rendered } from "./_shared.ts";
 
@@ -24,7 +25,18 @@ function mergeYaml(client: ClientDescriptor, text: string, entries: readonly Ren
   for (const entry of entries) {
     changed = (client.servers.shape === "list" ? putInList(doc, client, entry, file) : putInMap(doc, client, entry, file)) || changed;
   }
-  return changed ? doc.toString() : text;
+  return changed ? written(doc, file) : text;
+}
+
+/** The library refuses to write an alias whose anchor went with the entry mcpbox replaced (`other: *base`). */
+function written(doc: Document, file: string): string {
+  try {
+    return doc.toString();
+  } catch (e) {
+    throw new McpboxError("config", `${file}: mcpbox cannot replace its entry here: ${(e as Error).message}`, {
+      hint: "another entry refers to an anchor (&name) of mcpbox's entry; move the anchor to an entry of your own, and run again",
+    });
+  }
 }
 
 function putInMap(doc: Document, client: ClientDescriptor, { name, value }: Rendered, file: string): boolean {
