@@ -64,7 +64,7 @@ export async function runIn(prepared: Prepared, req: RunRequest, opts: RunOption
   if (how === "exit") await Promise.race([prepared.ended, delay(DRAIN_MS)]);
   shot.stdio.destroy();
   const reported = how === "trailer" && !timedOut && !cancelled;
-  const state = reported ? { exitCode: output.exitStatus!, oomKilled: output.oomKills > 0 } : await shot.state();
+  const state = reported ? { exitCode: output.exitStatus!, oomKilled: output.oomKills > 0 } : await shot.state({ killedByUs: timedOut || cancelled });
   const stdout = output.stdout;
   const stderr = output.stderr;
   return {
