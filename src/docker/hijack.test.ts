@@ -19,13 +19,18 @@ let port: number;
 let cert: string;
 const requests: { method?: string; url?: string; upgrade?: string }[] = [];
 
+/** A self-signed P-256 certificate of a day, made by openssl: its certificate PEM (the key is written to `<name>.key`). */
+function selfSigned(name: string, subject: string, ...extra: string[]): { key: string; cert: string } {
+  const [key, crt] = [path.join(dir, `${name}.key`), path.join(dir, `${name}.pem`)];
+  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", crt, "-days", "1", "-subj", subject, ...extra], { stdio: "ignore" });
+  return { key: fs.readFileSync(key, "utf8"), cert: fs.readFileSync(crt, "utf8") };
+}
+
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-hijack-"));
-  const key = path.join(dir, "key.pem");
-  const crt = path.join(dir, "cert.pem");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", crt, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
-  cert = fs.readFileSync(crt, "utf8");
-  server = https.createServer({ key: fs.readFileSync(key), cert });
+  const engine = selfSigned("engine", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1");
+  cert = engine.cert;
+  server = https.createServer({ key: engine.key, cert });
   server.on("upgrade", (req, socket: net.Socket) => {
     requests.push({ method: req.method, url: req.url, upgrade: req.headers.upgrade });
     socket.write("HTTP/1.1 101 UPGRADED\r\nContent-Type: application/vnd.docker.raw-stream\r\nConnection: Upgrade\r\nUpgrade: tcp\r\n\r\n");
@@ -56,9 +61,7 @@ describe("hijackAttach over TLS", () => {
   });
 
   it("refuses an engine whose certificate the configured CA did not sign", async () => {
-    const other = path.join(dir, "other.pem");
-    execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", path.join(dir, "other.key"), "-out", other, "-days", "1", "-subj", "/CN=other"], { stdio: "ignore" });
-    const docker = new Docker({ protocol: "https", host: "127.0.0.1", port, ca: fs.readFileSync(other, "utf8") });
+    const docker = new Docker({ protocol: "https", host: "127.0.0.1", port, ca: selfSigned("other", "/CN=other").cert });
     await expect(hijackAttach(docker, "abc")).rejects.toThrow(/self-signed|certificate/i);
   });
 });
