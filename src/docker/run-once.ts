@@ -99,9 +99,9 @@ function oneShot(docker: Docker, id: string, settle: (code: number) => void, cre
 
 /**
  * Whether the engine reported an OOM kill of this container since `since` (seconds), asked a few times over ~0.5 s.
- * The flag in its inspect is set only when the engine learns of the OOM before the exit (they come by different
- * paths): under gVisor on a loaded machine a memory bomb was reported as a plain SIGKILL in about 1 run in 15, while
- * the oom event still came, after the exit. Only for a 137 mcpbox did not cause: nothing is asked on the usual paths.
+ * The flag in its inspect is set only when the engine learns of the OOM before the exit, and the two come by different
+ * paths: under gVisor on a loaded machine a memory bomb was reported as a plain SIGKILL in 1 run of 20 (in passing
+ * runs the oom event came 55-340 ms before the exit). Only for a 137 mcpbox did not cause: nothing is asked otherwise.
  */
 export async function oomEventOf(docker: Docker, id: string, since: number): Promise<boolean> {
   for (let attempt = 0; attempt < 5; attempt++) {
