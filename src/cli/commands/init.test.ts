@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { run, TYPES_PATH } from "./init.ts";
-import { loadConfig } from "../../config/load.ts";
+import { loadConfig, loadConfigFile } from "../../config/load.ts";
 import { renderEditorTypes } from "../../config/editor-types.ts";
 import { McpboxError } from "../../errors.ts";
 
@@ -100,3 +100,89 @@ describe("mcpbox init", () => {
   });
 });
 
+
+describe("init --from a hostile client file (hrev round 5)", () => {
+  // each string would write the marker if it reached sandbox.config.ts as code: out of its quotes, as a template, past
+  // a line or paragraph separator, out of a comment
+  const marker = () => path.join(dir, "MARKER");
+  const write = () => `process.getBuiltinModule("fs").writeFileSync(${JSON.stringify(marker())}, "ran")`;
+  const payloads = () => [`"); ${write()}; ("`, `\${${write()}}`, "`; " + write() + "; `", `\u2028${write()}; //`, `\u2029${write()}; //`, `*/ ${write()}; /*`, `\n${write()};\n//`];
+  const file = (servers: Record<string, unknown>) => {
+    const f = path.join(dir, "hostile.json");
+    fs.writeFileSync(f, JSON.stringify({ mcpServers: servers }));
+    return f;
+  };
+
+  it("writes a module whose default export is the data and nothing else, for any string of the entries", async () => {
+    const p = payloads();
+    const from = file({
+      // a newline is refused in an argument (validate): that one is kept as a comment, as the notes, the remote URL
+      [`web\u2028${write()}`]: { command: "npx", args: ["-y", "@us/web", ...p.slice(0, 6), "a\u202eb\u2066c\u200b"], env: { PLAIN: p[3]!, __proto__x: "1" } },
+      refused: { command: "npx", args: ["-y", "@us/refused", p[6]!] },
+      [p[0]!]: { command: "docker", args: ["run", "-i", "-e", "TOKEN", "--health-cmd", p[6]!, "img:1", p[4]!] },
+      [p[6]!]: { command: "uvx", args: ["--python", p[6]!, "pkg"] },
+      remote: { url: `https://x.io/${p[6]!}` },
+      odd: { command: "docker", args: ["run", `--x${p[4]!}`, "img"] },
+    });
+    expect(await init({ from })).toBe(0);
+    const text = fs.readFileSync(path.join(dir, "sandbox.config.ts"), "utf8");
+    expect(text).not.toMatch(/[\u2028\u2029\u202e\u2066\u200b]/u); // the reader sees every character as it is
+    expect(text).toMatch(/\/\/ refused: validate would refuse it: args\.0: the value contains the control character U\+000A/);
+    const { raw } = await loadConfigFile({ cwd: dir });
+    expect(fs.existsSync(marker())).toBe(false);
+    expect(raw).toEqual({
+      servers: {
+        "web-process-getbuiltinmodule-fs-writefilesyn": {
+          template: "node",
+          package: "@us/web",
+          args: [...p.slice(0, 6), "a\u202eb\u2066c\u200b"],
+          env: { PLAIN: p[3], __proto__x: "1" },
+        },
+        "process-getbuiltinmodule-fs-writefilesync-tm": { image: "img:1", args: [p[4]], network: "bridge", secrets: { TOKEN: { env: "TOKEN" } } },
+        "process-getbuiltinmodule-fs-writefilesync-tm-2": { template: "python", package: "pkg" },
+      },
+    });
+    const ok = spawnSync(process.execPath, [tsc, "--noEmit", "-p", dir], { encoding: "utf8" });
+    expect(ok.stdout + ok.stderr).toBe("");
+    // the control: the same statement as code in the config does write the marker when the config loads
+    fs.writeFileSync(path.join(dir, "sandbox.config.ts"), `${write()};\nexport default { servers: {} };\n`);
+    await loadConfigFile({ cwd: dir });
+    expect(fs.readFileSync(marker(), "utf8")).toBe("ran");
+  });
+
+  it("keeps as a comment a server validate would refuse, and writes no dangerous opt-in", async () => {
+    const data = path.join(dir, "data");
+    fs.mkdirSync(data);
+    const from = file({
+      rw: { command: "docker", args: ["run", "-i", "-v", `${dir}:/work:rw`, "img:1"] }, // the folder the config lies in
+      bad: { command: "docker", args: ["run", "-i", "--network", "Host", "img:1"] },
+      fine: { command: "docker", args: ["run", "-i", "-v", `${data}:/data`, "img:1"] },
+    });
+    expect(await init({ from })).toBe(0);
+    const text = fs.readFileSync(path.join(dir, "sandbox.config.ts"), "utf8");
+    expect(text).not.toMatch(/^\s*dangerous/m);
+    expect(text).toMatch(/\/\/ rw: validate would refuse it: mounts\.0\.readOnly: is writable and holds .*sandbox\.config\.ts/);
+    const { config, warnings } = await loadConfig({ cwd: dir });
+    expect(config.servers.map((s) => s.name)).toContain("fine");
+    expect(config.servers.map((s) => s.name)).not.toContain("rw");
+    expect(warnings.join("\n")).not.toMatch(/error/);
+  });
+
+  it("reads only a regular file, within a size, and says so of a FIFO, a device or a nesting bomb", async () => {
+    const fifo = path.join(dir, "mcp.json");
+    spawnSync("mkfifo", [fifo]);
+    await expect(init({ from: fifo })).rejects.toThrow(/is not a regular file \(a FIFO\)/);
+    await expect(init({ from: "/dev/zero" })).rejects.toThrow(/is not a regular file \(a device\)/);
+    const deep = path.join(dir, "deep.json");
+    fs.writeFileSync(deep, `{"mcpServers":{"a":{"command":"npx","args":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`);
+    await expect(init({ from: deep })).rejects.toThrow(/nests values too deeply/);
+    const bomb = path.join(dir, "bomb.yaml");
+    fs.writeFileSync(bomb, "a: &a [x,x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c,*c]\n");
+    await expect(init({ from: bomb })).rejects.toThrow(McpboxError);
+    const big = path.join(dir, "big.json");
+    fs.writeFileSync(big, "");
+    fs.truncateSync(big, 64 * 1024 * 1024 + 1);
+    await expect(init({ from: big })).rejects.toThrow(/larger than 64 MiB/);
+    expect(fs.existsSync(path.join(dir, "sandbox.config.ts"))).toBe(false);
+  });
+});

@@ -36,7 +36,7 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
   let summary = "";
   if (typeof ctx.options.from === "string") {
     const { convertClientConfig } = await import("../../clients/import/index.ts");
-    const converted = await convertClientConfig(ctx.options.from, { cwd: ctx.cwd });
+    const converted = await convertClientConfig(ctx.options.from, { cwd: ctx.cwd, configFile: path.join(dir, "sandbox.config.ts") });
     text = `/// <reference path="./${TYPES_PATH}" />\n${converted.text}`;
     // paths lie in folders a cloned repository or an unpacked archive named: shown terminal-safe, as validate's (hrev)
     summary = ` from ${terminalLine(converted.source)}: ${converted.servers} converted, ${converted.skipped} kept as comments`;

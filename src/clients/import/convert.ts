@@ -79,9 +79,9 @@ function dockerServer(name: string, entry: ForeignEntry, env: ImportEnv, skip: (
   const secrets = { ...(server.secrets as Record<string, { env: string }> | undefined) };
   // the client's env feeds docker's `-e NAME`: a reference or credential there is the secret; a plain value is env
   const plain: Record<string, string> = {};
-  for (const [k, v] of Object.entries(split.secrets)) if (k in secrets) secrets[k] = v;
+  for (const [k, v] of Object.entries(split.secrets)) if (Object.hasOwn(secrets, k)) secrets[k] = v;
   for (const [k, v] of Object.entries(split.env)) {
-    if (!(k in secrets)) continue;
+    if (!Object.hasOwn(secrets, k)) continue; // own keys only: the client's env `toString` is no -e of the command
     delete secrets[k];
     plain[k] = v;
   }
@@ -93,7 +93,7 @@ function dockerServer(name: string, entry: ForeignEntry, env: ImportEnv, skip: (
     server.args = (server.args as string[]).filter((_, i) => !credentialIdx.has(i));
     result.notes.push("an argument that looked like a credential was removed: pass it as a secret (env) instead");
   }
-  const relevant = split.notes.filter((n) => !/^secret (\w+):/.test(n) || /^secret (\w+):/.exec(n)![1]! in secrets);
+  const relevant = split.notes.filter((n) => !/^secret (\w+):/.test(n) || Object.hasOwn(secrets, /^secret (\w+):/.exec(n)![1]!));
   return { kind: "converted", name, server, notes: [...new Set([...result.notes, ...relevant])] };
 }
 

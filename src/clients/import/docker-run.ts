@@ -6,6 +6,7 @@
 import { Size } from "../../config/schema.ts";
 import { isRootUser } from "../../config/checks.ts";
 import { MountSet } from "./mounts.ts";
+import { isEnvName } from "./secrets.ts";
 import type { ImportEnv, ServerObject } from "./types.ts";
 
 const VALUE_FLAGS = new Set(
@@ -85,6 +86,10 @@ export function convertDockerRun(args: readonly string[], env: ImportEnv): Docke
       case "-e":
       case "--env": {
         const key = v.split("=")[0]!;
+        if (!isEnvName(key)) {
+          notes.push(`-e ${JSON.stringify(key)} dropped: not a variable name`);
+          break;
+        }
         secrets[key] = { env: key };
         if (v.includes("=")) notes.push(`secret ${key}: its value was not copied; set ${key} where \`mcpbox serve\` runs`);
         break;

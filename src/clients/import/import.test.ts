@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { convertEntry, npxLaunch, uvxLaunch } from "./convert.ts";
 import { convertDockerRun, parseRunArgs } from "./docker-run.ts";
-import { redactedCommand, splitEnv } from "./secrets.ts";
+import { redactedCommand, redactText, splitEnv } from "./secrets.ts";
 import { literal } from "./emit.ts";
 import { uniqueName } from "./index.ts";
 import { extractEntries } from "./extract.ts";
@@ -179,5 +179,61 @@ describe("reading every client's shape", () => {
     const doc = { mcpServers: { u: { command: "npx", args: ["a"] } }, projects: { "/w": { mcpServers: { p: { command: "npx", args: ["b"] } } } } };
     expect(extractEntries(doc, undefined, "/w").map((f) => f.name)).toEqual(["p", "u"]);
     expect(extractEntries(doc, undefined, "/other").map((f) => f.name)).toEqual(["u"]);
+  });
+});
+
+describe("hostile entries (hrev round 5)", () => {
+  it("writes every hiding character of a string as an escape of the same value, and __proto__ as a key", () => {
+    const value = { a: "x\u2028y\u2029\u202ez\u2066\u00a0\u200b\u{e0041}\u0085\u007f é日本\\\u2028", b: ["${x}`", '"); x("'] } as Record<string, unknown>;
+    Object.defineProperty(value, "__proto__", { value: { env: "P" }, enumerable: true });
+    const text = literal(value, 0);
+    expect(text).not.toMatch(/[\u2028\u2029\u202e\u2066\u00a0\u200b\u0085\u007f]|\u{e0041}/u);
+    expect(text).toContain('["__proto__"]: { env: "P" }');
+    expect(text).toContain("é日本"); // other text stays readable
+    const back = new Function(`return (${text});`)() as Record<string, unknown>;
+    expect(Object.getPrototypeOf(back)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyNames(back)).toEqual(["a", "b", "__proto__"]);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(value));
+  });
+
+  it("never copies a secret into a comment: URL passwords and keys, header values, token-looking words", () => {
+    const shown = [
+      "uvx --index-url https://__token__:pypi-AgEIcHlwaS5vcmc@pypi.example.com/simple dropped",
+      "https://user:hunter2pass@mcp.example.com/sse?api_key=abc123def&page=2",
+      "npx mcp-remote https://x.io --header Authorization: Bearer eyJhbGciOi.J9 --header X-API-Key:k3y-v4lue --header Authorization:Basic dXNlcjpwYXNz",
+      "https://actions.zapier.com/mcp/sk-ak-0123456789abcdefghijkl/sse",
+    ].map(redactText);
+    for (const secret of ["pypi-AgEI", "hunter2pass", "abc123def", "eyJhbGciOi", "k3y-v4lue", "dXNlcjpwYXNz", "sk-ak-0123"]) {
+      expect(shown.join("\n")).not.toContain(secret);
+    }
+    expect(shown[0]).toBe("uvx --index-url https://__token__:<redacted>@pypi.example.com/simple dropped");
+    expect(shown[1]).toBe("https://user:<redacted>@mcp.example.com/sse?api_key=<redacted>&page=2");
+    expect(redactText("a remote server (nothing runs locally to sandbox); keep it in the client; Basic authentication")).toBe(
+      "a remote server (nothing runs locally to sandbox); keep it in the client; Basic authentication",
+    );
+  });
+
+  it("removes credential arguments a remote proxy carries, with their --header flag", () => {
+    const c = convertEntry(
+      "remote",
+      { command: "npx", args: ["-y", "mcp-remote", "https://mcp.example.com/sse?token=t0ken123", "--header", "Authorization: Bearer eyJhbGciOi.J9", "--debug"], env: {} },
+      env,
+    );
+    expect(c).toMatchObject({ kind: "converted", server: { package: "mcp-remote", args: ["--debug"] } });
+    expect(JSON.stringify(c)).not.toMatch(/t0ken123|eyJhbGciOi/);
+  });
+
+  it("takes only variable names from docker -e and the client's env, never __proto__ or an inherited key", () => {
+    const r = convertDockerRun(["-e", "A B=1", "-e", "__proto__", "-e", "OK", "img"], env);
+    expect(r.server?.secrets).toEqual({ OK: { env: "OK" } });
+    expect(r.notes).toContain('-e "A B" dropped: not a variable name');
+    const c = convertEntry("d", { command: "docker", args: ["run", "-e", "X", "img"], env: { toString: "z", X: "plain", __proto__: "p" } }, env);
+    expect(c).toMatchObject({ server: { env: { X: "plain" } } });
+    expect((c as unknown as { server: { env: object } }).server.env).toEqual({ X: "plain" });
+    expect(splitEnv(JSON.parse('{"__proto__": "sk-abcdefghijklmnopqrstuvwxyz", "A": "1"}') as Record<string, string>)).toEqual({
+      env: { A: "1" },
+      secrets: {},
+      notes: ['env "__proto__" dropped: not a variable name'],
+    });
   });
 });
