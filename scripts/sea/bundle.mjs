@@ -47,7 +47,7 @@ export async function bundle({ root, outdir, version, target = "node24", splitti
       // jsonc-parser's main is a UMD module whose require() calls a bundle cannot follow; its ESM build bundles
       "jsonc-parser": path.join(root, "node_modules/jsonc-parser/lib/esm/main.js"),
     },
-    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), lazyEngineExtras(), builtinsByRequire()],
+    plugins: [missingCommands(root), cjsDynamicImports(root), zodEnglishOnly(), noSchemaValidator(root), lazyEngineExtras(), builtinsByRequire()],
   });
   if (splitting) await compileEagerly(root, result.metafile);
   const files = Object.keys(result.metafile.outputs).map((f) => path.relative(outdir, path.resolve(root, f)));
@@ -134,6 +134,55 @@ function zodEnglishOnly() {
         contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), "en.js"))};`,
         loader: "js",
         resolveDir: path.dirname(args.path),
+      }));
+    },
+  };
+}
+
+/**
+ * The SDK's client and server packages each bundle their own ajv (with ajv-formats and three dialects: 158 KB of the
+ * 390 KB each package adds to serve), reached only through `DefaultJsonSchemaValidator` of their `_shims` module, the
+ * default validator of `fromJsonSchema` and of `McpServer.elicitInput`. mcpbox calls neither: it passes elicitation
+ * answers on as the client gave them (the server that asked checks them) and validates no tool's JSON Schema itself.
+ * Both copies were loaded and evaluated at every start for nothing (issue 15). Here `_shims` keeps its other exports
+ * and its validator says what happened if anything ever asks it; the build fails when a shims module exports names
+ * this does not give (an SDK update), and src/sdk-validator.test.ts fails when mcpbox's code calls either function.
+ */
+function noSchemaValidator(root) {
+  const given = {
+    client: ["CORS_IS_POSSIBLE", "DefaultJsonSchemaValidator"],
+    server: ["DefaultJsonSchemaValidator", "process"],
+  };
+  const extra = { client: "export const CORS_IS_POSSIBLE = false;", server: 'import process from "node:process";\nexport { process };' };
+  return {
+    name: "no-schema-validator",
+    setup(build) {
+      build.onResolve({ filter: /^@modelcontextprotocol\/(client|server)\/_shims$/ }, async (args) => {
+        if (args.pluginData?.real) return undefined;
+        const side = args.path.split("/")[1];
+        const real = await build.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, pluginData: { real: true } });
+        if (real.errors.length > 0) return undefined; // esbuild reports it
+        const exported = [...fs.readFileSync(real.path, "utf8").matchAll(/export\s*\{([^}]*)\}/g)]
+          .flatMap((m) => m[1].split(","))
+          .map((e) => e.trim().split(/\s+as\s+/).pop())
+          .filter(Boolean)
+          .sort();
+        if (JSON.stringify(exported) !== JSON.stringify(given[side])) {
+          throw new Error(`${real.path} exports ${exported.join(", ")}, not ${given[side].join(", ")}: update noSchemaValidator in scripts/sea/bundle.mjs`);
+        }
+        return { path: side, namespace: "sdk-shims" };
+      });
+      build.onLoad({ filter: /.*/, namespace: "sdk-shims" }, (args) => ({
+        contents: [
+          extra[args.path],
+          "export class DefaultJsonSchemaValidator {",
+          "  getValidator() {",
+          '    throw new Error("mcpbox is built without the MCP SDK\'s JSON Schema validator (scripts/sea/bundle.mjs noSchemaValidator); please report this");',
+          "  }",
+          "}",
+        ].join("\n"),
+        loader: "js",
+        resolveDir: root,
       }));
     },
   };
