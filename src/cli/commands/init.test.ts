@@ -95,6 +95,25 @@ describe("mcpbox init", () => {
     fs.rmSync(elsewhere, { recursive: true });
   });
 
+  it("refuses a workspace link before it writes anything, and a folder at another config name (hrev round 5)", async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), "mcpbox-init-docs-"));
+    fs.symlinkSync(elsewhere, path.join(dir, "workspace")); // the example server would mount ~/Documents
+    await expect(init()).rejects.toThrow(/workspace is a symbolic link; mcpbox does not write through it/);
+    fs.rmSync(path.join(dir, "workspace"));
+    fs.symlinkSync(path.join(elsewhere, "made"), path.join(dir, "workspace")); // dangling: was an internal error
+    await expect(init()).rejects.toThrow(/workspace is a symbolic link/);
+    expect(fs.existsSync(path.join(dir, "sandbox.config.ts"))).toBe(false);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+    fs.rmSync(elsewhere, { recursive: true });
+    fs.rmSync(path.join(dir, "workspace"));
+
+    fs.mkdirSync(path.join(dir, "sandbox.config.mjs"));
+    await expect(init({ force: true })).rejects.toThrow(/sandbox\.config\.mjs is a folder; init replaces only a file/);
+    fs.rmSync(path.join(dir, "sandbox.config.mjs"), { recursive: true });
+    expect(await init()).toBe(0);
+    expect(fs.lstatSync(path.join(dir, "workspace")).isDirectory()).toBe(true);
+  });
+
   it("ships editor types that match the schema (run `npm run build` to regenerate)", async () => {
     expect(fs.readFileSync("templates/init/mcpbox.d.ts", "utf8")).toBe(await renderEditorTypes());
   });

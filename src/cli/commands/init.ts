@@ -44,8 +44,20 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
   }
   fs.mkdirSync(dir, { recursive: true });
   const typesDir = makeFolders(dir, path.dirname(TYPES_PATH));
+  // the example server mounts ./workspace: a link a repository planted there (-> ~/Documents) would be mounted in its
+  // place, and a dangling one made mkdir fail after the config was written (hrev); made (or refused) first
+  const workspace = ctx.options.from === undefined ? path.join(dir, "workspace") : undefined;
+  const newWorkspace = workspace !== undefined && !occupied(workspace);
+  if (workspace) makeFolders(dir, "workspace");
   const configFile = path.join(dir, "sandbox.config.ts");
-  if (existing && existing !== configFile) fs.rmSync(existing); // a link is removed, not its target
+  if (existing && existing !== configFile) {
+    if (fs.lstatSync(existing).isDirectory()) {
+      throw new McpboxError("failed", `${path.relative(ctx.cwd, existing) || existing} is a folder; init replaces only a file`, {
+        hint: `remove ${existing} yourself, or run init in another folder`,
+      });
+    }
+    fs.rmSync(existing); // a link is removed, not its target
+  }
   // new files are created exclusively; with --force a new file is renamed over the old one (or over a link)
   if (force) replaceFile(configFile, text);
   else if (!createExclusive(configFile, text)) throw alreadyThere(ctx, configFile);
@@ -58,9 +70,7 @@ export async function run(ctx: Context, dirArg = "."): Promise<number> {
   if (createExclusive(path.join(dir, "tsconfig.json"), JSON.stringify(EDITOR_TSCONFIG, null, 2) + "\n")) {
     created.push([shown(path.join(dir, "tsconfig.json")), "lets the editor check the config"]);
   }
-  if (ctx.options.from === undefined && fs.mkdirSync(path.join(dir, "workspace"), { recursive: true }) !== undefined) {
-    created.push([shown(path.join(dir, "workspace")) + path.sep, "the only folder the example server sees (read-only)"]);
-  }
+  if (workspace && newWorkspace) created.push([shown(workspace) + path.sep, "the only folder the example server sees (read-only)"]);
   const width = Math.max(...created.map(([f]) => f.length));
   const lines = created.map(([f, what]) => `  ${f.padEnd(width)}  ${what}`);
   out(`${paint.green("✓")} ${existing ? "wrote" : "created"}:\n${lines.join("\n")}`);
