@@ -6,7 +6,8 @@
  * in it runs (a marker the strings would write, were they code, never appears; the control shows that the same
  * statement as code does write it when validate loads the file), the reader sees every character (no raw separator,
  * bidi or zero-width character), and no secret of the entries reaches it, not even as a comment. A project file
- * that is a FIFO or a link to a device, or nests deeper than a parser recurses, fails at once (exit 1), naming it.
+ * that is a FIFO or a link to a device, or nests deeper than a parser recurses, fails at once (exit 1), naming it;
+ * one another local user owns, or in a folder others may write, is not taken for the user's own (as discovery).
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -88,10 +89,29 @@ describe("init --from a cloned repository's hostile client file", () => {
     expect(fs.readFileSync(marker, "utf8")).toBe("ran");
   });
 
+  it("refuses a project file another local user owns or could swap, and reads it when the user names it", () => {
+    const { home, repo } = clone("init-theirs", (f) => fs.writeFileSync(f, JSON.stringify({ mcpServers: { theirs: { command: "npx", args: ["-y", "@them/server"] } } })));
+    const file = path.join(repo, ".cursor", "mcp.json");
+    fs.chownSync(file, 4242, 4242); // the tests run as root (CI too), who may give a file away
+    const r = mcpbox(["init", "--from", "cursor"], repo, home);
+    expect(r.stderr).not.toMatch(/^\s+at |internal error/m);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(`--from cursor would read the project file ${file}: refused: owned by uid 4242`);
+    expect(fs.existsSync(path.join(repo, "sandbox.config.ts"))).toBe(false);
+    fs.chownSync(file, process.getuid!(), process.getgid!());
+    fs.chmodSync(repo, 0o777); // a shared folder without the sticky bit: anyone may replace .cursor
+    expect(mcpbox(["init", "--from", "cursor"], repo, home).stderr).toMatch(/refused: its folder .*repo is writable by other users/);
+    fs.chmodSync(repo, 0o755);
+    const named = mcpbox(["init", "--from", file], repo, home);
+    expect(named.code, named.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(repo, "sandbox.config.ts"), "utf8")).toContain("@them/server");
+  });
+
   it("fails at once, naming the file, for a FIFO, a link to a device and a nesting bomb", () => {
     const cases: Array<[string, (file: string) => void, RegExp]> = [
       ["init-fifo", (f) => spawnSync("mkfifo", [f]), /mcp\.json is not a regular file \(a FIFO\)/],
-      ["init-device", (f) => fs.symlinkSync("/dev/zero", f), /mcp\.json is not a regular file \(a device\)/],
+      // /dev/zero is writable by all: refused as a file others could change (as discovery would), or as no regular file
+      ["init-device", (f) => fs.symlinkSync("/dev/zero", f), /mcp\.json (\(-> \/dev\/zero\): refused: writable by other users|is not a regular file \(a device\))/],
       ["init-deep", (f) => fs.writeFileSync(f, `{"mcpServers":{"a":{"command":"npx","args":${"[".repeat(100_000)}${"]".repeat(100_000)}}}}`), /mcp\.json: cannot be read: it nests values too deeply/],
     ];
     for (const [prefix, write, message] of cases) {

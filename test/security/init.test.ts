@@ -1,6 +1,7 @@
 /**
  * Boundaries 10 and 14 for `mcpbox init`, against dist/mcpbox in a hostile repository made in a temp folder: links
- * planted at every file init writes never let it write their target (with or without --force); `--from <client>`
+ * planted at every file init writes never let it write their target (with or without --force), nor a workspace
+ * link the example server would mount; `--from <client>`
  * reads the user's own file, not the cloned repository's, and says which; a `docker run -v` mount comes in
  * read-only unless the command wrote `:rw`.
  */
@@ -64,6 +65,22 @@ describe("init in a repository with planted links", () => {
     fs.symlinkSync(victim, path.join(repo, "tsconfig.json"));
     expect(mcpbox(["init"], repo, path.join(dir, "home")).code).toBe(0);
     expect(fs.existsSync(victim)).toBe(false);
+  });
+
+  it("refuses a workspace folder that is a link (the example server would mount its target) before writing anything", () => {
+    const dir = scratch("init-workspace");
+    const repo = path.join(dir, "repo");
+    const documents = path.join(dir, "home", "Documents");
+    fs.mkdirSync(repo);
+    fs.mkdirSync(documents, { recursive: true });
+    fs.writeFileSync(path.join(documents, "taxes.txt"), "private\n");
+    fs.symlinkSync(documents, path.join(repo, "workspace"));
+    const r = mcpbox(["init"], repo, path.join(dir, "home"));
+    expect(r.stderr).not.toMatch(/^\s+at |internal error/m);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("workspace is a symbolic link; mcpbox does not write through it");
+    expect(fs.existsSync(path.join(repo, "sandbox.config.ts"))).toBe(false);
+    expect(fs.readdirSync(documents)).toEqual(["taxes.txt"]);
   });
 
   it("refuses to write into a .mcpbox folder that is a link", () => {

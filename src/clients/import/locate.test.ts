@@ -35,3 +35,26 @@ describe("init --from <client>", () => {
     expect(found.notes.join("\n")).toMatch(/^read the project file .*cloned-repo\/\.vscode\/mcp\.json/);
   });
 });
+
+describe("init --from <client> in a folder others share (hrev round 5)", () => {
+  const fake = (owner: (p: string) => number, mode: (p: string) => number) => ({
+    uid: 1000,
+    stat: (p: string) => ({ uid: owner(p), mode: mode(p), isDirectory: () => !p.endsWith(".json") }),
+    realpath: (p: string) => p,
+  });
+
+  it("refuses a project file another user owns or could swap, and names the way to read it anyway", () => {
+    put(path.join(cwd, ".cursor", "mcp.json"));
+    const file = path.join(cwd, ".cursor", "mcp.json");
+    const theirs = fake((p) => (p === file ? 1001 : 1000), () => 0o644);
+    expect(() => locate("cursor", { cwd, home, platform: "linux", trust: theirs })).toThrow(
+      /^--from cursor would read the project file .*mcp\.json: refused: owned by uid 1001, not by you \(uid 1000\)/,
+    );
+    const shared = fake(() => 1000, (p) => (p === cwd ? 0o777 : 0o755));
+    expect(() => locate("cursor", { cwd, home, platform: "linux", trust: shared })).toThrow(/refused: its folder .*cloned-repo is writable by other users/);
+    const mine = fake(() => 1000, () => 0o755);
+    expect(locate("cursor", { cwd, home, platform: "linux", trust: mine }).file).toBe(file);
+    // named by the user: read as named
+    expect(locate(file, { cwd, home, platform: "linux", trust: theirs }).file).toBe(file);
+  });
+});

@@ -10,6 +10,7 @@ import { findClient, clientNames } from "../registry.ts";
 import { platformDirs } from "../paths.ts";
 import type { ClientDescriptor, ConfigFormat } from "../types.ts";
 import { assertClientFileToRead } from "../write.ts";
+import { realTrustFs, untrustedReason, type TrustFs } from "../../config/_trust.ts";
 
 export interface Located {
   file: string;
@@ -23,6 +24,8 @@ export interface LocateOptions {
   cwd: string;
   home?: string;
   platform?: NodeJS.Platform;
+  /** owners and modes (tests fake them) */
+  trust?: TrustFs;
 }
 
 export function locate(from: string, opts: LocateOptions): Located {
@@ -43,6 +46,14 @@ function choose(from: string, opts: LocateOptions): Located {
       return { file: user, client, format: client.format, notes };
     }
     if (found(project)) {
+      // the file a client's name falls back to lies in the working folder, which may be shared: one another user owns
+      // or could swap becomes the user's own config, run by every later command (as discovery refuses such a config)
+      const why = untrustedReason(project, opts.trust ?? realTrustFs());
+      if (why) {
+        throw new McpboxError("config", `--from ${from} would read the project file ${why.message}`, {
+          hint: `${why.hint}; or, if you trust that file, name it yourself: mcpbox init --from ${project}`,
+        });
+      }
       const notes = [`read the project file ${project}${user ? ` (there is no ${user})` : ""}: check its servers before you serve them`];
       return { file: project, client, format: client.format, notes };
     }
