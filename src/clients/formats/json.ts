@@ -98,7 +98,30 @@ export function parseJsonc(text: string, file: string): unknown {
     const { line, column } = lineColumn(text, first.offset);
     throw parseFailure(file, printParseErrorCode(first.error), line, column);
   }
-  return value;
+  return ownProtoKeys(value);
+}
+
+/**
+ * jsonc-parser builds objects by assignment, so a `"__proto__"` key set the object's prototype: its servers were
+ * inherited, seen by `init --from` and mcpbox's merge but by no client (JSON.parse, VS Code's parser and Cursor's keep
+ * it as a key named `__proto__`). Each such key becomes the own property JSON.parse makes (hrev round 5). A loop, not
+ * recursion: the parser already refused what nests too deep for the stack.
+ */
+function ownProtoKeys(root: unknown): unknown {
+  const todo: unknown[] = [root];
+  while (todo.length > 0) {
+    const v = todo.pop();
+    if (typeof v !== "object" || v === null) continue;
+    if (!Array.isArray(v)) {
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) {
+        Object.setPrototypeOf(v, Object.prototype);
+        Object.defineProperty(v, "__proto__", { value: proto, enumerable: true, writable: true, configurable: true });
+      }
+    }
+    for (const child of Object.values(v)) todo.push(child);
+  }
+  return root;
 }
 
 /** Indent like the file already does (tabs or n spaces), and keep its line ends. */

@@ -6,6 +6,7 @@ import { redactedCommand, redactText, splitEnv } from "./secrets.ts";
 import { literal } from "./emit.ts";
 import { uniqueName } from "./index.ts";
 import { extractEntries } from "./extract.ts";
+import { parseJsonc } from "../formats/json.ts";
 import type { ImportEnv } from "./types.ts";
 
 const existing = new Set(["/home/me/projects", "/home/me/projects/notes", "/home/me/data/app.db", "/srv/data", "/var/run/docker.sock", "/home/me"]);
@@ -138,6 +139,10 @@ describe("env and redaction", () => {
       "node s.js --token <redacted> --api-key=<redacted> <redacted>",
     );
     expect(redactedCommand("docker", ["run", "-e", "A=b", "img"])).toBe("docker run -e A=<redacted> img");
+    // hrev round 5: the joined forms, which a skipped entry (an unknown flag) showed as written
+    expect(redactedCommand("docker", ["run", "--env=DB_PASS=hunter2", "-eAPI=plainvalue", "--frob", "img"])).toBe(
+      "docker run --env=DB_PASS=<redacted> -eAPI=<redacted> --frob img",
+    );
   });
 });
 
@@ -235,5 +240,17 @@ describe("hostile entries (hrev round 5)", () => {
       secrets: {},
       notes: ['env "__proto__" dropped: not a variable name'],
     });
+  });
+});
+
+describe("a __proto__ key (hrev round 5)", () => {
+  it("is an own key, as every client's parser reads it: it hides no server and makes none appear", () => {
+    const doc = parseJsonc('{"__proto__": {"mcpServers": {"hidden": {"command": "npx", "args": ["evil"]}}}, "mcpServers": {"__proto__": {"command": "npx", "args": ["p"]}, "a": {"args": ["x"], "__proto__": {"command": "npx"}}}}', "f");
+    expect(doc).toEqual(JSON.parse('{"__proto__": {"mcpServers": {"hidden": {"command": "npx", "args": ["evil"]}}}, "mcpServers": {"__proto__": {"command": "npx", "args": ["p"]}, "a": {"args": ["x"], "__proto__": {"command": "npx"}}}}'));
+    const found = extractEntries(doc, undefined).map((f) => [f.name, f.entry.command, f.entry.args]);
+    expect(found).toEqual([
+      ["a", undefined, ["x"]], // the one without a command of its own is skipped later ("no command")
+      ["__proto__", "npx", ["p"]],
+    ]);
   });
 });

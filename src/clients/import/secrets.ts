@@ -118,6 +118,7 @@ export function redactedCommand(command: string | undefined, args: readonly stri
     if (hideNext) words.push("<redacted>");
     else if (isCredentialValue(arg)) words.push("<redacted>");
     else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(arg) && words.at(-1)?.match(/^(-e|--env)$/)) words.push(`${arg.split("=")[0]}=<redacted>`);
+    else if (/^(--env=|-e)[A-Za-z_][A-Za-z0-9_]*=/.test(arg)) words.push(`${arg.slice(0, arg.indexOf("=", arg.startsWith("--env=") ? 6 : 2))}=<redacted>`); // --env=K=V, -eK=V
     else if (/^--?[^=]+=/.test(arg) && SECRET_FLAG.test(arg.split("=")[0]!)) words.push(`${arg.split("=")[0]}=<redacted>`);
     else words.push(arg);
     hideNext = !hideNext && SECRET_FLAG.test(arg);
