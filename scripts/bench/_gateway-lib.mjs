@@ -26,10 +26,10 @@ export function gatewayProject(image, n) {
   return { dir, config: path.join(dir, "sandbox.config.ts"), home: path.join(dir, ".mcpbox") };
 }
 
-/** Spawns `dist/mcpbox serve -c <config>` and connects; `connected` is when initialize was answered. */
-export async function openGateway(project, pids) {
+/** Spawns `dist/mcpbox serve -c <config>` (or `bin`'s) and connects; `connected` is when initialize was answered. */
+export async function openGateway(project, pids, bin = BINARY) {
   const transport = new StdioClientTransport({
-    command: BINARY,
+    command: bin,
     args: ["serve", "-c", project.config],
     env: { ...process.env, MCPBOX_HOME: project.home, NO_COLOR: "1" },
     stderr: "pipe",
