@@ -241,9 +241,15 @@ const viaGetters = (spec) =>
  * Each is required when first called instead. A dependency update that changes these lines fails the build here
  * rather than silently loading them again.
  */
+const NOT_BUILT = (what) => `${what} is not built into mcpbox (scripts/sea/bundle.mjs); please report this`;
+
 function lazyEngineExtras() {
   const lazy = [
-    { file: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session'),", to: "withSession = function () { return require('./session').apply(this, arguments); }," },
+    // BuildKit (buildImage with version "2", docker.followProgress): gRPC, protobufjs and their kin, 400 KB of the
+    // engine chunk every engine command loaded. mcpbox builds with the classic builder and follows progress with
+    // docker.modem.followProgress (src/bundle-omissions.test.ts fails on a use of either); asked anyway, they say so
+    { file: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "withSession = require('./session'),", to: `withSession = function () { throw new Error(${JSON.stringify(NOT_BUILT("BuildKit sessions (buildImage version 2)"))}); },` },
+    { file: /[\\/]node_modules[\\/]dockerode[\\/]lib[\\/]docker\.js$/, from: "var buildkit = require('./buildkit');", to: `throw new Error(${JSON.stringify(NOT_BUILT("docker.followProgress (BuildKit output)"))});` },
     { file: /[\\/]node_modules[\\/]docker-modem[\\/]lib[\\/]modem\.js$/, from: "ssh = require('./ssh'),", to: "ssh = function () { return require('./ssh').apply(this, arguments); }," },
     // docker-modem's redirect wrapper takes https at load (tls and https: ~4 MB and a few ms in every engine command,
     // hmem's measure); only a tcp+TLS DOCKER_HOST uses it. It only ever calls the prototype's request, and assigns its
@@ -263,11 +269,14 @@ function lazyEngineExtras() {
     name: "lazy-engine-extras",
     setup(build) {
       build.onLoad({ filter: /[\\/](dockerode|docker-modem|commander)[\\/]lib[\\/](docker|modem|http|command)\.js$/ }, (args) => {
-        const l = lazy.find((x) => x.file.test(args.path));
-        if (!l) return undefined;
-        const text = fs.readFileSync(args.path, "utf8");
-        if (!text.includes(l.from)) throw new Error(`${args.path} no longer has \`${l.from}\`: update lazyEngineExtras in scripts/sea/bundle.mjs`);
-        return { contents: text.replace(l.from, l.to), loader: "js" };
+        const mine = lazy.filter((x) => x.file.test(args.path));
+        if (mine.length === 0) return undefined;
+        let text = fs.readFileSync(args.path, "utf8");
+        for (const l of mine) {
+          if (!text.includes(l.from)) throw new Error(`${args.path} no longer has \`${l.from}\`: update lazyEngineExtras in scripts/sea/bundle.mjs`);
+          text = text.replace(l.from, l.to);
+        }
+        return { contents: text, loader: "js" };
       });
     },
   };
