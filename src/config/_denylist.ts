@@ -61,6 +61,18 @@ const WINDOWS_SENSITIVE = ["C:\\Windows"];
 /** A path inside a WSL distribution, as Windows names it: \\wsl$\<distro>\... or \\wsl.localhost\<distro>\... */
 const WSL_PATH = /^\\\\wsl(?:\$|\.localhost)\\([^\\]+)(\\.*)?$/i;
 
+/**
+ * The host kernel's interfaces (hrev round 5): host /proc hands a server the processes of the user's uid (the
+ * container's 1000 is a desktop user's own): their environment (`/proc/<pid>/environ`: API keys) and, through
+ * `/proc/<pid>/root` and `cwd`, every file they see, past this whole denylist (read-only does not stop a read);
+ * /dev their shared memory (`/dev/shm`) and terminals; /sys the machine's devices and firmware.
+ */
+const KERNEL_PATHS: Array<[string, string]> = [
+  ["/proc", "/proc, the host's processes (their environment, and every file they see through /proc/<pid>/root)"],
+  ["/dev", "/dev, the host's devices (shared memory, terminals)"],
+  ["/sys", "/sys, the host kernel's devices and settings"],
+];
+
 /** Every denied path of this machine, with why. */
 export function deniedPaths(env: DenyEnv): Entry[] {
   const path = pathsOf(env.platform);
@@ -70,6 +82,7 @@ export function deniedPaths(env: DenyEnv): Entry[] {
   const shown = (p: string) => `~/${p}`;
   const entries: Entry[] = [
     ...(windows ? WINDOWS_SENSITIVE : ["/etc"]).map((p) => ({ path: p, kind: "sensitive" as const, what: p })),
+    ...(windows ? [] : KERNEL_PATHS).map(([p, what]) => ({ path: p, kind: "sensitive" as const, what })),
     ...[...CREDENTIALS, ...(windows ? WINDOWS_CREDENTIALS : env.platform === "darwin" ? MACOS_CREDENTIALS : [])].map((p) => ({
       path: inHome(p),
       kind: "sensitive" as const,

@@ -29,6 +29,14 @@ describe("mount denylist (SPEC 2.3)", () => {
   for (const p of sensitive) {
     it(`refuses ${p}`, () => expect(denyReason(p, env())?.kind, p).toBe("sensitive"));
   }
+  it("refuses the host kernel's interfaces: /proc hands over the user's processes and every file they see (hrev round 5)", () => {
+    for (const p of ["/proc", "/proc/1234", "/proc/1234/root", "/proc/self", "/dev", "/dev/shm", "/dev/pts/0", "/sys", "/sys/firmware"]) {
+      expect(denyReason(p, env())?.kind, p).toBe("sensitive");
+    }
+    expect(denyReason("/proc/4242", env())?.what).toBe("/proc, the host's processes (their environment, and every file they see through /proc/<pid>/root)");
+    for (const p of ["/procedures", "/devel", "/system"]) expect(denyReason(p, env()), p).toBeUndefined();
+  });
+
   it("names what a folder holds", () => {
     expect(denyReason(`${home}/.config`, env())?.what).toMatch(/a folder that contains ~\/\.config\/(gcloud|gh|git|containers)/);
     expect(denyReason("/srv", env())?.what).toBe("a folder that contains $MCPBOX_HOME (/srv/mcpbox)");
