@@ -204,4 +204,13 @@ describe("init --from a hostile client file (hrev round 5)", () => {
     await expect(init({ from: big })).rejects.toThrow(/larger than 64 MiB/);
     expect(fs.existsSync(path.join(dir, "sandbox.config.ts"))).toBe(false);
   });
+
+  it("reads a file whose size says 0 to its end (a kernel file), and a large one whole", async () => {
+    const { readClientFile } = await import("../../clients/import/index.ts");
+    expect(readClientFile("/proc/self/status")).toMatch(/^Name:[\s\S]*\nPid:/);
+    const big = path.join(dir, "big.json");
+    const text = JSON.stringify({ mcpServers: { a: { command: "npx", args: ["p"] } }, pad: "x".repeat(3 * 1024 * 1024) });
+    fs.writeFileSync(big, text);
+    expect(readClientFile(big)).toBe(text);
+  });
 });

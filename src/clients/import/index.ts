@@ -129,11 +129,18 @@ export function readClientFile(file: string): string {
     }
     const limit = MAX_CLIENT_FILE_BYTES;
     if (st.size > limit) throw tooLarge(file, limit);
-    const buf = Buffer.alloc(Math.min(st.size, limit) + 1);
+    // read to the end, not to st.size: it may grow while read, and a kernel file (/proc, /sys) says 0
+    const chunks: Buffer[] = [];
     let length = 0;
-    for (let n; length < buf.length && (n = fs.readSync(fd, buf, length, buf.length - length, null)) > 0; ) length += n;
-    if (length > limit) throw tooLarge(file, limit); // it grew while read
-    return buf.subarray(0, length).toString("utf8");
+    for (;;) {
+      const chunk = Buffer.alloc(Math.min(Math.max(st.size - length, 64 * 1024), limit + 1 - length));
+      const n = fs.readSync(fd, chunk, 0, chunk.length, null);
+      if (n === 0) break;
+      chunks.push(chunk.subarray(0, n));
+      length += n;
+      if (length > limit) throw tooLarge(file, limit);
+    }
+    return Buffer.concat(chunks, length).toString("utf8");
   } finally {
     fs.closeSync(fd);
   }
