@@ -226,6 +226,11 @@ describe("hostile entries (hrev round 5)", () => {
     );
     expect(c).toMatchObject({ kind: "converted", server: { package: "mcp-remote", args: ["--debug"] } });
     expect(JSON.stringify(c)).not.toMatch(/t0ken123|eyJhbGciOi/);
+    // mcp-remote's documented form names a variable it fills from its environment: kept, the variable a secret
+    const ref = convertEntry("r", { command: "npx", args: ["mcp-remote", "https://x.io/sse", "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: "Bearer abc123def456" } }, env);
+    expect(ref).toMatchObject({ server: { args: ["https://x.io/sse", "--header", "Authorization:${AUTH_HEADER}"], secrets: { AUTH_HEADER: { env: "AUTH_HEADER" } } } });
+    // a variable named like a header is prose in a note, not a header whose value is hidden
+    expect(redactText("secret GITHUB_PERSONAL_ACCESS_TOKEN: its value was not copied")).toBe("secret GITHUB_PERSONAL_ACCESS_TOKEN: its value was not copied");
   });
 
   it("takes only variable names from docker -e and the client's env, never __proto__ or an inherited key", () => {

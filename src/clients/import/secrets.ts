@@ -22,13 +22,14 @@ const HEADER_WORDS = ["authorization", "token", "secret", "apikey", "api-key", "
 /** `Authorization`, `X-API-Key`, `Cookie`...: an HTTP header whose value is a credential (mcp-remote's --header). */
 function isSecretHeaderName(name: string): boolean {
   const n = name.trim().toLowerCase();
-  return /^[a-z0-9_-]{1,100}$/.test(n) && HEADER_WORDS.some((w) => n.includes(w));
+  return /^[a-z0-9-]{1,100}$/.test(n) && HEADER_WORDS.some((w) => n.includes(w)); // HTTP's own: no `_` (GITHUB_TOKEN: is prose)
 }
 
 /** `Authorization: Bearer x`, `X-Api-Key:x`, `Bearer xxxxxx` as one argument. */
 function isSecretHeader(v: string): boolean {
   const colon = v.indexOf(":");
-  if (colon > 0 && isSecretHeaderName(v.slice(0, colon)) && v.slice(colon + 1).trim() !== "") return true;
+  // `Authorization:${AUTH_HEADER}` names a variable (mcp-remote fills it from its environment): no secret in it
+  if (colon > 0 && isSecretHeaderName(v.slice(0, colon))) return !/^\s*(?:(?:bearer|basic|token)\s+)?(\$\{(?:env:)?[A-Za-z_][A-Za-z0-9_]*\}|\$[A-Za-z_][A-Za-z0-9_]*)?\s*$/i.test(v.slice(colon + 1));
   const [scheme, value, ...more] = v.trim().split(/\s+/);
   return more.length === 0 && SCHEMES.has(scheme?.toLowerCase() ?? "") && tokenLike(value);
 }
