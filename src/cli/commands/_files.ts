@@ -17,6 +17,14 @@ export function occupied(file: string): boolean {
   }
 }
 
+function isFolder(file: string): boolean {
+  try {
+    return fs.lstatSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Creates the file; false when something is already there (O_EXCL: a link is never followed). */
 export function createExclusive(file: string, text: string): boolean {
   try {
@@ -30,6 +38,10 @@ export function createExclusive(file: string, text: string): boolean {
 
 /** Puts a new file at this path: a new temp file renamed over it, so a link there is replaced, not followed. */
 export function replaceFile(file: string, text: string): void {
+  // a folder there (a repository's) is no file to replace: rename(2) would fail with EISDIR, an internal error
+  if (isFolder(file)) {
+    throw new McpboxError("failed", `${file} is a folder; mcpbox replaces only a file there`, { hint: `remove ${file} yourself, or run the command in another folder` });
+  }
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.mcpbox-${randomBytes(4).toString("hex")}.tmp`);
   try {
     fs.writeFileSync(tmp, text, { flag: "wx", mode: 0o644 });

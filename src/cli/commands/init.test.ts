@@ -110,6 +110,12 @@ describe("mcpbox init", () => {
     fs.mkdirSync(path.join(dir, "sandbox.config.mjs"));
     await expect(init({ force: true })).rejects.toThrow(/sandbox\.config\.mjs is a folder; init replaces only a file/);
     fs.rmSync(path.join(dir, "sandbox.config.mjs"), { recursive: true });
+    for (const f of ["sandbox.config.ts", TYPES_PATH]) {
+      fs.mkdirSync(path.join(dir, f), { recursive: true }); // was rename EISDIR, an internal error
+      await expect(init({ force: true })).rejects.toThrow(new RegExp(`${f.replace(/\./g, "\\.")} is a folder; mcpbox replaces only a file there`));
+      fs.rmSync(path.join(dir, f), { recursive: true });
+    }
+    fs.rmSync(path.join(dir, "sandbox.config.ts")); // written before the types were refused
     expect(await init()).toBe(0);
     expect(fs.lstatSync(path.join(dir, "workspace")).isDirectory()).toBe(true);
   });
