@@ -127,6 +127,12 @@ describe("docker run", () => {
 });
 
 describe("env and redaction", () => {
+  it("says which host variable a reference hands over (hrev round 5)", () => {
+    expect(splitEnv({ X: "${env:AWS_SECRET_ACCESS_KEY}" }).notes).toEqual([
+      "secret X: `mcpbox serve` gives it the value of AWS_SECRET_ACCESS_KEY from its own environment, as the client did",
+    ]);
+  });
+
   it("keeps plain values, makes references and credentials secrets by name", () => {
     expect(splitEnv({ LOG: "debug", TOKEN: "${env:GH}", KEY: "$OTHER", DB_PASSWORD: "x", V: "{env:OC}", IN: "${input:tok}" })).toMatchObject({
       env: { LOG: "debug" },
@@ -230,7 +236,7 @@ describe("hostile entries (hrev round 5)", () => {
     const ref = convertEntry("r", { command: "npx", args: ["mcp-remote", "https://x.io/sse", "--header", "Authorization:${AUTH_HEADER}"], env: { AUTH_HEADER: "Bearer abc123def456" } }, env);
     expect(ref).toMatchObject({ server: { args: ["https://x.io/sse", "--header", "Authorization:${AUTH_HEADER}"], secrets: { AUTH_HEADER: { env: "AUTH_HEADER" } } } });
     // a variable named like a header is prose in a note, not a header whose value is hidden
-    expect(redactText("secret GITHUB_PERSONAL_ACCESS_TOKEN: its value was not copied")).toBe("secret GITHUB_PERSONAL_ACCESS_TOKEN: its value was not copied");
+    for (const note of ["secret GITHUB_PERSONAL_ACCESS_TOKEN: its value was not copied", "secret TOKEN: its value was not copied"]) expect(redactText(note)).toBe(note);
   });
 
   it("takes only variable names from docker -e and the client's env, never __proto__ or an inherited key", () => {

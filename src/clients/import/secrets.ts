@@ -22,7 +22,8 @@ const HEADER_WORDS = ["authorization", "token", "secret", "apikey", "api-key", "
 /** `Authorization`, `X-API-Key`, `Cookie`...: an HTTP header whose value is a credential (mcp-remote's --header). */
 function isSecretHeaderName(name: string): boolean {
   const n = name.trim().toLowerCase();
-  return /^[a-z0-9-]{1,100}$/.test(n) && HEADER_WORDS.some((w) => n.includes(w)); // HTTP's own: no `_` (GITHUB_TOKEN: is prose)
+  // HTTP's own token: no `_` (GITHUB_TOKEN: is prose), and a `-` unless it is one of the plain names (TOKEN: is a note's)
+  return /^[a-z0-9-]{1,100}$/.test(n) && (n.includes("-") || ["authorization", "cookie", "apikey"].includes(n)) && HEADER_WORDS.some((w) => n.includes(w));
 }
 
 /** `Authorization: Bearer x`, `X-Api-Key:x`, `Bearer xxxxxx` as one argument. */
@@ -100,7 +101,12 @@ export function splitEnv(raw: Record<string, string>): SplitEnv {
       continue;
     }
     const ref = REFERENCE.exec(value);
-    if (ref) out.secrets[key] = { env: (ref[1] ?? ref[2] ?? ref[3])! };
+    if (ref) {
+      const name = (ref[1] ?? ref[2] ?? ref[3])!;
+      out.secrets[key] = { env: name };
+      // said, as a project file (a cloned repository's) can name any variable of the host: AWS_SECRET_ACCESS_KEY
+      out.notes.push(`secret ${key}: \`mcpbox serve\` gives it the value of ${name} from its own environment, as the client did`);
+    }
     else if (INPUT.test(value) || credentialKeyName(key) || isCredentialValue(value)) {
       out.secrets[key] = { env: key };
       out.notes.push(`secret ${key}: its value was not copied; set ${key} where \`mcpbox serve\` runs`);
