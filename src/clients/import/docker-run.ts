@@ -103,7 +103,7 @@ export function convertDockerRun(args: readonly string[], env: ImportEnv): Docke
         if (Size.safeParse(v).success) limits.memory = v.toLowerCase();
         break;
       case "--cpus":
-        if (Number(v) > 0) limits.cpus = Number(v);
+        if (Number(v) > 0 && Number.isFinite(Number(v))) limits.cpus = Number(v); // Infinity would be written as null
         break;
       case "--pids-limit":
         if (Number.isInteger(Number(v)) && Number(v) >= 8) limits.pids = Number(v);

@@ -240,6 +240,7 @@ describe("hostile entries (hrev round 5)", () => {
   });
 
   it("takes only variable names from docker -e and the client's env, never __proto__ or an inherited key", () => {
+    expect(convertDockerRun(["--cpus", "Infinity", "img"], env).server?.limits).toBeUndefined(); // JSON would write null
     const r = convertDockerRun(["-e", "A B=1", "-e", "__proto__", "-e", "OK", "img"], env);
     expect(r.server?.secrets).toEqual({ OK: { env: "OK" } });
     expect(r.notes).toContain('-e "A B" dropped: not a variable name');
