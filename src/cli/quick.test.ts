@@ -64,6 +64,8 @@ const ACCEPTED = [
   ["serve", "serve", "validate"],
   ["serve", "help"],
   ["-c", "serve", "serve"],
+  ["__reap", "--session", "s", "--pid", "1"],
+  ["__reap", "--session", "a0704b26", "--pid", "2224"],
 ];
 
 // near misses: each is commander's to parse (or refuse)
@@ -99,7 +101,14 @@ const LEFT_TO_COMMANDER = [
   ["doctor", "--json"],
   ["tools", "--json"],
   ["schema"],
-  ["__reap", "--session", "s", "--pid", "1"],
+  ["__reap"],
+  ["__reap", "--pid", "1", "--session", "s"],
+  ["__reap", "--session", "s"],
+  ["__reap", "--session", "s", "--pid", "1", "x"],
+  ["__reap", "--session", "", "--pid", "1"],
+  ["__reap", "--session", "-s", "--pid", "1"],
+  ["__reap", "--session=s", "--pid", "1"],
+  ["-c", "x.ts", "__reap", "--session", "s", "--pid", "1"],
   ["serve", "--help"],
   ["serve", "-h"],
   ["serve", "--version"],
@@ -157,6 +166,11 @@ describe("quick command lines (no commander)", () => {
 
   it("loads the validate command", async () => {
     const mod = await quickCommand(["validate"])!.load();
+    expect(typeof mod.run).toBe("function");
+  });
+
+  it("loads the reaper", async () => {
+    const mod = await quickCommand(["__reap", "--session", "s", "--pid", "1"])!.load();
     expect(typeof mod.run).toBe("function");
   });
 

@@ -7,12 +7,14 @@
  * starts with "-" or is empty, a `--http` followed by a word that starts with "-" and is none of serve's options, `--`)
  * is undefined here, and commander (program.ts) parses it as before. The options are the very object commander's
  * optsWithGlobals gives (the command's own in the order given, then the global ones), the positional arguments those
- * commander gives the action (quick.test.ts compares both on every short line).
+ * commander gives the action (quick.test.ts compares both on every short line). The reaper a gateway starts
+ * (`__reap --session <id> --pid <pid>`, exactly as docker/_self.ts writes it) is taken here too: it runs beside the
+ * session's first containers, and commander was most of its own start.
  */
 import type { Context } from "./context.ts";
 
 export interface QuickCommand {
-  command: "validate" | "serve";
+  command: "validate" | "serve" | "__reap";
   options: Record<string, unknown>;
   /** what commander passes the action before its options: serve's server names as one array, nothing for validate */
   positional: unknown[];
@@ -21,6 +23,7 @@ export interface QuickCommand {
 }
 
 export function quickCommand(args: readonly string[]): QuickCommand | undefined {
+  if (args[0] === "__reap") return reaperCommand(args);
   // commander's program takes its -c/--config <path> (with the word after it) wherever it stands, before the command
   // sees any word: `serve --http -c x.ts 9000` is --http 9000
   let config: string | undefined;
@@ -72,4 +75,12 @@ export function quickCommand(args: readonly string[]): QuickCommand | undefined 
       return { run: (ctx: Context) => serve.run(ctx, names) };
     },
   };
+}
+
+/** `__reap --session <id> --pid <pid>` and nothing else (a value that is empty or starts with "-": commander's). */
+function reaperCommand(args: readonly string[]): QuickCommand | undefined {
+  const [, s, session, p, pid] = args;
+  const value = (v: string | undefined): v is string => v !== undefined && v !== "" && !v.startsWith("-");
+  if (args.length !== 5 || s !== "--session" || p !== "--pid" || !value(session) || !value(pid)) return undefined;
+  return { command: "__reap", options: { session, pid }, positional: [], load: () => import("./commands/__reap.ts") };
 }
