@@ -16,6 +16,7 @@ import { crc32 } from "node:zlib";
 import { bundle } from "./sea/bundle.mjs";
 import { assetFiles } from "./sea/assets.mjs";
 import { packFiles } from "./sea/pack.mjs";
+import { EXEC_ARGV } from "./sea/exec-argv.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const cache = path.join(root, ".cache", "sea");
@@ -55,16 +56,8 @@ const SEA_OPTIONS = {
   disableExperimentalSEAWarning: true,
   useSnapshot: false,
   useCodeCache: false, // the launcher's code only; the chunks have the compile cache below
-  // V8 sizes its young generation for throughput: up to 2 x 16 MB committed that the gateway fills with short-lived
-  // garbage (a heap snapshot after 20k calls holds no more than at start). With 1 MB, serve with 10 servers: 136 -> 105 MB
-  // at start and +11 MB instead of +25 MB after 20k calls, at the same calls/s (issue 15).
-  // No TurboFan (--no-turbofan; Maglev is the top tier): a gateway routes messages whose heavy work (JSON, buffers,
-  // regular expressions) is native code; its JavaScript gains nothing measurable from TurboFan (16 in flight, 6 x 2000
-  // calls: 9083 vs 7842 calls/s, 44 vs 56 us CPU per call; echo p50 0.96 vs 0.98 ms), while TurboFan's code (and
-  // Turboshaft's) touched in the executable stays resident: serve with 10 servers 82.2-82.5 -> 77.8-80.4 MB, its
-  // executable pages 46.3-46.8 -> 41.0 MB. (--max-opt=2 saves the same but made the cached start 14-16 ms slower,
-  // 113 -> 127 ms; --no-turbofan does not, 90.5 vs 92.1 ms, 12 rounds each.) Issue 15
-  execArgv: ["--max-semi-space-size=1", "--no-turbofan"],
+  execArgv: EXEC_ARGV, // scripts/sea/exec-argv.mjs: why each flag
+
 };
 const hash = hashOf(inputs, [version, nodeBin, node.size, node.mtimeMs, JSON.stringify(SEA_OPTIONS)]);
 const all = process.argv.includes("--all");

@@ -11,6 +11,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chownTo, removeTree } from "./helpers/owner.ts";
+// @ts-expect-error plain JavaScript build scripts
+import { EXEC_ARGV } from "../scripts/sea/exec-argv.mjs";
 
 const REPO = path.resolve(import.meta.dirname, "..");
 const DIST = path.join(REPO, "dist", "mcpbox");
@@ -159,8 +161,8 @@ describe("the compile cache made at build time", () => {
   });
 
   // an entry is V8 code: one for other code under a chunk's URL must not run in its place. Made here with the same
-  // Node and flags (so its folder, version and flags hash match): Node's check of the source it was made from
-  // rejects it, the chunk is compiled from the embedded source and its entry replaced
+  // Node and V8 flags as the binary (EXEC_ARGV: so its folder, version and flags hash match): Node's check of the
+  // source it was made from rejects it, the chunk is compiled from the embedded source and its entry replaced
   it("an entry made for other code under a chunk's URL is rejected and never runs", () => {
     const home = path.join(tmp, "forged");
     const marker = path.join(tmp, "forged-ran");
@@ -173,7 +175,7 @@ describe("the compile cache made at build time", () => {
       `mod.enableCompileCache(${JSON.stringify(path.join(home, "cache", "compile"))});`,
       "import(url);",
     ].join("\n");
-    const made = spawnSync(NODE, ["-e", forge], { encoding: "utf8", env: { PATH: process.env.PATH } });
+    const made = spawnSync(NODE, [...(EXEC_ARGV as string[]), "-e", forge], { encoding: "utf8", env: { PATH: process.env.PATH } });
     expect(made.status, made.stderr).toBe(0);
     expect(fs.readFileSync(marker, "utf8")).toBe("ran\n"); // the forged entry is real: it ran where it was made
     fs.rmSync(marker);

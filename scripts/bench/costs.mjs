@@ -13,6 +13,7 @@ import path from "node:path";
 import { engine } from "../../src/docker/engine.ts";
 import { ensureTestImage } from "../../test/helpers/images.ts";
 import { writeConfig } from "./binary.mjs";
+import { EXEC_ARGV } from "../sea/exec-argv.mjs";
 import { BINARY, NODE, ROOT, cpuCommands, percentile, requireBinary, timeCommands, timedRow } from "./_lib.mjs";
 import {
   cleanup,
@@ -39,7 +40,7 @@ const B = {
   start: "5 direct starts in parallel → a call answered on each (baseline)",
   versionCpu: "mcpbox --version CPU (user + system, baseline)",
   nodeAnon: "private (anonymous) RSS of an idle Node, same version, nothing loaded (baseline)",
-  sdkRss: "RSS of an idle Node, same version and flag, that only imported the MCP SDK's client and server packages (reference)",
+  sdkRss: "RSS of an idle Node, same version and flags, that only imported the MCP SDK's client and server packages (reference)",
 };
 
 export default async function run({ runs = 300 } = {}) {
@@ -139,11 +140,11 @@ async function memoryRows(proj, pids, calls, settle = 4) {
   const gw = await openGateway(proj, pids, bin);
   const idle = () => new Promise((r) => setTimeout(r, settle * 1000));
   const anonMb = (pid) => Number(/^Anonymous:\s+(\d+)\s+kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"))?.[1] ?? NaN) / 1024;
-  const idleNode = spawn(NODE, ["--max-semi-space-size=1", "-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+  const idleNode = spawn(NODE, [...EXEC_ARGV, "-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
   // the floor the SDK sets: the gateway speaks to clients with its Server and to servers with its Client, and each
   // package carries its own copy of the protocol's zod schemas (issue 15: what is left of the gateway's memory)
   const sdkOnly = 'await import("@modelcontextprotocol/client"); await import("@modelcontextprotocol/server"); setInterval(() => {}, 1000);';
-  const sdkNode = spawn(NODE, ["--max-semi-space-size=1", "--input-type=module", "-e", sdkOnly], { stdio: "ignore", cwd: ROOT });
+  const sdkNode = spawn(NODE, [...EXEC_ARGV, "--input-type=module", "-e", sdkOnly], { stdio: "ignore", cwd: ROOT });
   try {
     const { tools } = await gw.client.listTools();
     const echoes = tools.filter((t) => t.name.endsWith("__echo")).map((t) => t.name);
