@@ -146,7 +146,7 @@ function zodEnglishOnly() {
  * answers on as the client gave them (the server that asked checks them) and validates no tool's JSON Schema itself.
  * Both copies were loaded and evaluated at every start for nothing (issue 15). Here `_shims` keeps its other exports
  * and its validator says what happened if anything ever asks it; the build fails when a shims module exports names
- * this does not give (an SDK update), and src/sdk-validator.test.ts fails when mcpbox's code calls either function.
+ * this does not give (an SDK update), and src/bundle-omissions.test.ts fails when mcpbox's code calls either function.
  */
 function noSchemaValidator(root) {
   const given = {
@@ -234,12 +234,12 @@ const viaGetters = (spec) =>
 
 /**
  * dockerode loads BuildKit sessions (@grpc/grpc-js, @grpc/proto-loader, protobufjs) and docker-modem loads ssh2 as
- * soon as they are loaded, though mcpbox needs them only for a BuildKit build or an ssh:// DOCKER_HOST: 700 KB of
+ * soon as they are loaded, though mcpbox needs ssh2 only for an ssh:// DOCKER_HOST and BuildKit never: 700 KB of
  * modules run at every start of serve, tools, ps and the reaper (issue 15); docker-modem's http.js loads https and tls.
  * commander loads node:child_process (and with it node:net) for executable subcommands, which mcpbox has none of:
  * ~5 ms CPU of every start, --help included.
- * Each is required when first called instead. A dependency update that changes these lines fails the build here
- * rather than silently loading them again.
+ * Each is required when first called instead, and BuildKit is left out of the bundle. A dependency update that
+ * changes these lines fails the build here rather than silently loading them again.
  */
 const NOT_BUILT = (what) => `${what} is not built into mcpbox (scripts/sea/bundle.mjs); please report this`;
 
