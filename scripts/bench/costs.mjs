@@ -195,7 +195,6 @@ async function memoryRows(proj, pids, calls, settle = 4) {
   }
 }
 
-/** RSS of the mappings of a process's own executable file, in MB. */
 /**
  * Drops `file` from the page cache (written back first, then posix_fadvise DONTNEED by dd): a process then pages it in
  * by faults, in small folios, as after a reboot or an eviction, or a copy made by cp. False when that failed (the
@@ -228,6 +227,7 @@ async function idleRssWrittenWhole(proj, pids, settle) {
   }
 }
 
+/** RSS of the mappings of a process's own executable file, in MB. */
 function executablePagesMb(pid) {
   const exe = fs.readlinkSync(`/proc/${pid}/exe`);
   let kb = 0;
