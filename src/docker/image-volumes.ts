@@ -33,11 +33,30 @@ export function boundImageVolumes(options: ContainerCreateOptions, volumes: read
   return { ...options, HostConfig: { ...host, Tmpfs: tmpfs } };
 }
 
-/** The paths the image declares as VOLUME; none when the engine cannot say (the create then reports a missing image). */
-export async function imageVolumes(docker: Docker, image: string): Promise<string[]> {
-  const info = await docker.getImage(image).inspect().catch(() => undefined);
-  return Object.keys(info?.Config?.Volumes ?? {});
+/**
+ * The paths the image declares as VOLUME; none when the engine cannot say (the create then reports a missing image).
+ * Creates of one image at the same moment (a start of several servers of it) share one inspect, while it is in flight
+ * only: a later create asks again, so an image rebuilt during the session is read afresh (issue 15: start cost).
+ */
+export function imageVolumes(docker: Docker, image: string): Promise<string[]> {
+  let pending = inFlight.get(docker);
+  if (!pending) inFlight.set(docker, (pending = new Map()));
+  let p = pending.get(image);
+  if (!p) {
+    const mine = pending;
+    p = docker
+      .getImage(image)
+      .inspect()
+      .then(
+        (info) => Object.keys(info?.Config?.Volumes ?? {}),
+        () => [],
+      )
+      .finally(() => mine.delete(image));
+    pending.set(image, p);
+  }
+  return p.then((v) => [...v]); // each caller its own copy
 }
+const inFlight = new WeakMap<Docker, Map<string, Promise<string[]>>>();
 
 /** `source:target[:mode]` (a Windows source holds a drive colon): the target is the part before the mode. */
 function bindTarget(bind: string): string {
