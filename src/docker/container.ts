@@ -8,6 +8,7 @@ import type { ContainerCreateOptions } from "dockerode";
 import type { Transport } from "@modelcontextprotocol/client";
 import { McpboxError, messageOf } from "../errors.ts";
 import { attachStdio, registerWait, type AttachedStdio, type WaitResult } from "./_attach.ts";
+import { createContainerRaw } from "./create.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
 import { boundImageVolumes, imageVolumes } from "./image-volumes.ts";
 import { mountsDeniedError } from "./file-sharing.ts";
@@ -104,7 +105,7 @@ async function createContainer(docker: Docker, given: ContainerCreateOptions): P
   const bounded = boundImageVolumes(given, await imageVolumes(docker, String(given.Image)));
   const options = await createOptionsForEngine(docker, bounded);
   try {
-    return (await docker.createContainer(options)).id;
+    return (await createContainerRaw(docker, options)).Id;
   } catch (e) {
     const denied = mountsDeniedError(e, serverName(options)); // Docker Desktop does not share a mount's folder
     if (denied) throw denied;
@@ -117,7 +118,7 @@ async function createContainer(docker: Docker, given: ContainerCreateOptions): P
     if (statusOf(e) !== 409 || !options.name || !(await removeSameSession(docker, options))) {
       throw new McpboxError("failed", `could not create the container for ${serverOf(options)}: ${messageOf(e)}`, { cause: e });
     }
-    return (await docker.createContainer(options)).id;
+    return (await createContainerRaw(docker, options)).Id;
   }
 }
 

@@ -12,7 +12,8 @@ const refusing = (message: string) =>
   ({
     // the image's VOLUMEs are read before each create (image-volumes.ts): this one declares none
     getImage: () => ({ inspect: () => Promise.resolve({ Config: {} }) }),
-    createContainer: () => Promise.reject(Object.assign(new Error(message), { statusCode: 500 })),
+    // every create is one dial of the modem (create.ts)
+    modem: { dial: (_o: unknown, done: (e: Error) => void) => done(Object.assign(new Error(message), { statusCode: 500 })) },
   }) as unknown as Docker;
 const options = { Image: "mcp/x:1", Labels: { [LABEL.server]: "files" }, HostConfig: { Binds: ["/opt/data:/data:ro"] } };
 
@@ -38,7 +39,7 @@ describe("an image that declares a VOLUME", () => {
     let created: { HostConfig?: { Tmpfs?: Record<string, string> } } | undefined;
     const engine = {
       getImage: () => ({ inspect: () => Promise.resolve({ Config: { Volumes: { "/data": {} } } }) }),
-      createContainer: (o: typeof created) => ((created = o), Promise.reject(new Error("stop here"))),
+      modem: { dial: (o: { options: { _body: typeof created } }, done: (e: Error) => void) => ((created = o.options._body), done(new Error("stop here"))) },
     } as unknown as Docker;
     const run = { ...options, User: "1000:1000", HostConfig: { Tmpfs: { "/tmp": "rw,noexec,nosuid,nodev,size=33554432" } } };
     await startOneShot(engine, run).catch(() => {});

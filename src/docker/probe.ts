@@ -8,6 +8,7 @@ import path from "node:path";
 import type Docker from "dockerode";
 import { resolveConfig } from "../config/resolve.ts";
 import { UserConfigSchema } from "../config/schema.ts";
+import { createContainerRaw } from "./create.ts";
 import { connectEngine, engine } from "./engine.ts";
 import { containerOptions } from "../policy/run.ts";
 
@@ -75,13 +76,8 @@ export function hardenedProbeOptions(image: string, ownerPid = process.pid): Doc
 /** Creates (never starts) a hardened container and removes it; returns the engine's warnings. Throws if refused. */
 export async function tryHardenedCreate(image: string, docker: Docker = engine()): Promise<string[]> {
   const options = hardenedProbeOptions(image);
-  const created = await new Promise<{ Id: string; Warnings?: string[] | null }>((resolve, reject) => {
-    // dockerode's createContainer drops the engine's warnings (e.g. no swap limit support); they matter here
-    docker.modem.dial(
-      { path: "/containers/create?", method: "POST", options, statusCodes: { 200: true, 201: true, 400: "bad parameter", 404: "no such image", 409: "conflict", 500: "server error" } },
-      (err: unknown, data: unknown) => (err ? reject(err) : resolve(data as { Id: string; Warnings?: string[] | null })),
-    );
-  });
+  // the engine's warnings (e.g. no swap limit support) matter here
+  const created = await createContainerRaw(docker, options, { 200: true, 201: true, 400: "bad parameter", 404: "no such image", 409: "conflict", 500: "server error" });
   await docker.getContainer(created.Id).remove({ force: true });
   return created.Warnings ?? [];
 }

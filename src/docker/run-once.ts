@@ -6,6 +6,7 @@ import type { ContainerCreateOptions } from "dockerode";
 import type Docker from "dockerode";
 import type { Duplex } from "node:stream";
 import { registerWait } from "./_attach.ts";
+import { createContainer } from "./create.ts";
 import { createOptionsForEngine } from "./engine-kind.ts";
 import { boundImageVolumes, imageVolumes } from "./image-volumes.ts";
 import { mountsDeniedError } from "./file-sharing.ts";
@@ -44,7 +45,7 @@ export async function startOneShot(docker: Docker, options: ContainerCreateOptio
   // the image's VOLUMEs become tmpfs mounts (image-volumes.ts), as for server containers: the runner image is built
   // FROM build.baseImages, and one that declares a VOLUME gave every run an unbounded volume on the host's disk
   const bounded = boundImageVolumes(options, await imageVolumes(docker, String(options.Image)));
-  const container = await docker.createContainer(await createOptionsForEngine(docker, bounded)).catch((e: unknown) => {
+  const container = await createContainer(docker, await createOptionsForEngine(docker, bounded)).catch((e: unknown) => {
     throw mountsDeniedError(e, serverName(options)) ?? e; // Docker Desktop does not share a mount's folder
   });
   let settle!: (code: number) => void;

@@ -6,6 +6,7 @@
  */
 import type Docker from "dockerode";
 import { messageOf } from "../errors.ts";
+import { createContainer } from "./create.ts";
 import { engine } from "./engine.ts";
 import { hardenedProbeOptions } from "./probe.ts";
 
@@ -40,7 +41,7 @@ export async function probeRegistryTls(image: string, caCerts: string | undefine
       Binds: caCerts ? [`${caCerts}:${CA_IN_CONTAINER}:ro`] : [],
     },
   };
-  const container = await docker.createContainer(options);
+  const container = await createContainer(docker, options);
   try {
     await container.start();
     const exited = container.wait();

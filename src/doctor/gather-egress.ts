@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { isSea, repoRoot } from "../assets.ts";
 import { DEFAULTS, type ResolvedConfig } from "../config/resolve.ts";
+import { createContainer } from "../docker/create.ts";
 import { engine, type Docker } from "../docker/engine.ts";
 import { LABEL } from "../policy/labels.ts";
 import { DOCTOR_LABEL, hardenedProbeOptions } from "../docker/probe.ts";
@@ -30,11 +31,11 @@ export async function egressEngineFacts(servers: string[], image: string | undef
     }
     try {
       const owner = hardenedProbeOptions(image);
-      const a = await docker.createContainer({ ...owner, Cmd: ["sleep", "30"], Entrypoint: [] });
+      const a = await createContainer(docker, { ...owner, Cmd: ["sleep", "30"], Entrypoint: [] });
       ids.push(a.id);
       await a.start();
       const joiner = hardenedProbeOptions(image);
-      const b = await docker.createContainer({
+      const b = await createContainer(docker, {
         ...joiner, Cmd: ["true"], Entrypoint: [],
         HostConfig: { ...joiner.HostConfig, NetworkMode: `container:${a.id}`, Mounts: [{ Type: "volume", Source: volume, Target: "/egress" }] },
       });

@@ -6,6 +6,7 @@
  */
 import os from "node:os";
 import { PassThrough } from "node:stream";
+import { createContainer } from "../docker/create.ts";
 import type { Docker } from "../docker/engine.ts";
 import { LineSplitter } from "../docker/line-splitter.ts";
 import { McpboxError, messageOf } from "../errors.ts";
@@ -60,7 +61,7 @@ export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
     // the forwarder needs no network: it starts while the proxy's network is made (it waits for the proxy to take
     // its listeners), which is most of an egress's start
     const forwarding = (async () => {
-      const forwarder = await o.docker.createContainer(forwarderContainer(base, forwarderSettings(o.server, o.allow)));
+      const forwarder = await createContainer(o.docker, forwarderContainer(base, forwarderSettings(o.server, o.allow)));
       containers.push(() => forwarder.remove({ force: true }));
       const said = await output(o.docker, forwarder.id);
       await forwarder.start();
@@ -71,7 +72,7 @@ export async function startEgress(o: EgressOptions): Promise<RunningEgress> {
       const networks = o.networks ?? [await ownNetwork(o, used), ...(o.extraNetworks ?? [])];
       // the host answers on its networks' gateways and on its own addresses: refused behind names as private ones are
       const gateways = [...(await Promise.all(networks.map((n) => gatewaysOf(o.docker, n)))).flat(), ...hostAddresses()];
-      const proxy = await o.docker.createContainer(proxyContainer(
+      const proxy = await createContainer(o.docker, proxyContainer(
         { ...base, network: networks[0]!, ...(o.proxyHosts ? { extraHosts: o.proxyHosts } : {}) },
         { role: "proxy", listeners: [{ server: o.server, socket: socketPath(o.server), allow: [...o.allow] }], gateways },
       ));
