@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { ServerConfig } from "../src/config/schema.ts";
-import { engine } from "../src/docker/engine.ts";
+import { engine, withOwnAgent } from "../src/docker/engine.ts";
 import { isAlive, removeSession, sessionContainers, spawnReaper, sweepDeadOwners } from "../src/docker/cleanup.ts";
 import { startServerContainer, type ServerContainer, type StartOptions } from "../src/docker/container.ts";
 import { containerOptions, dockerRunArgs } from "../src/policy/run.ts";
@@ -247,7 +247,9 @@ describe("other engine connections", () => {
     });
     await new Promise<void>((r) => proxy.listen(0, "127.0.0.1", r));
     const port = (proxy.address() as net.AddressInfo).port;
-    const tcp = new Dockerode({ host: "127.0.0.1", port, protocol: "http" });
+    // on mcpbox's own agent, as engine() makes it for a tcp:// DOCKER_HOST (never Node's global one, which may proxy)
+    const tcp = withOwnAgent(new Dockerode({ host: "127.0.0.1", port, protocol: "http" }));
+    expect((tcp.modem as unknown as { agent?: unknown }).agent).toBeDefined();
     const server = resolvedServer("tcp", { image: EVERYTHING, ...nodeScript(`
       process.stdin.once("data", (b) => { process.stdin.pause(); process.stdin.unshift(b);
         process.stderr.write("first stdin bytes: " + b.toString().slice(0, 40) + "\\n");

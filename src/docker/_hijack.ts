@@ -26,6 +26,8 @@ interface ModemInternals {
   cert?: unknown;
   key?: unknown;
   checkServerIdentity?: unknown;
+  /** mcpbox's own for a TCP engine (engine.ts withOwnAgent): never Node's global agent, which may follow a proxy */
+  agent?: import("node:http").Agent;
 }
 
 type Endpoint = { request: typeof http.request; options: import("node:http").RequestOptions & import("node:https").RequestOptions };
@@ -36,12 +38,13 @@ async function endpointOf(docker: Docker): Promise<Endpoint | undefined> {
     const socketPath = await m.getSocketPath();
     return socketPath ? { request: http.request, options: { socketPath } } : undefined;
   }
-  if (m.protocol === "http") return { request: http.request, options: { host: m.host, port: m.port } };
+  const agent = m.agent ? { agent: m.agent } : {};
+  if (m.protocol === "http") return { request: http.request, options: { host: m.host, port: m.port, ...agent } };
   if (m.protocol === "https") {
     // only what the modem has: Node refuses a checkServerIdentity key that is there but undefined (every TLS attach failed)
     const given = { ca: m.ca, cert: m.cert, key: m.key, checkServerIdentity: m.checkServerIdentity };
     const tls = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as import("node:https").RequestOptions;
-    return { request: httpsRequest, options: { host: m.host, port: m.port, ...tls } };
+    return { request: httpsRequest, options: { host: m.host, port: m.port, ...tls, ...agent } };
   }
   return undefined;
 }

@@ -3,10 +3,12 @@
  * the usual client variables are honoured by docker-modem. An unreachable engine is an environment error (exit 3).
  */
 import Docker from "dockerode";
+import { createRequire } from "node:module";
 import { dockerodeOptions } from "./discover.ts";
 import { engineDiscovery, engineError } from "./engine-socket.ts";
 
 export type { default as Docker } from "dockerode";
+const builtin = createRequire(import.meta.url);
 // where the engine is and what its errors say need no dockerode: serve's start asks them before it is loaded
 export { engineAddress, engineDiscovery, engineError } from "./engine-socket.ts";
 
@@ -14,8 +16,47 @@ let shared: Docker | undefined;
 
 /** One client per process, created on first use, to the engine discover.ts finds (DOCKER_HOST first). */
 export function engine(): Docker {
-  shared ??= new Docker(dockerodeOptions(engineDiscovery().found));
+  shared ??= withOwnAgent(new Docker(dockerodeOptions(engineDiscovery().found)));
   return shared;
+}
+
+/**
+ * A TCP engine (plain or TLS) is reached through an agent of mcpbox's own, never Node's global one: Node 24's global
+ * agent follows HTTP_PROXY/HTTPS_PROXY when NODE_USE_ENV_PROXY=1 (or --use-env-proxy) is set, which sent every request
+ * to a tcp:// engine, each create's body with the Env and its secrets, and the attach stream of every server's MCP
+ * traffic through that proxy. The same settings as Node's global agent otherwise (keep-alive, 5 s idle). A unix
+ * socket or a named pipe takes no proxy; ssh has its own agent (docker-modem's).
+ */
+export function withOwnAgent(docker: Docker): Docker {
+  const modem = docker.modem as unknown as { protocol?: string; socketPath?: unknown; agent?: unknown };
+  if (modem.socketPath || modem.agent || (modem.protocol !== "http" && modem.protocol !== "https")) return docker;
+  const options = { keepAlive: true, timeout: 5000 };
+  // node:https (and node:tls with it) only for a TLS engine (_hijack.ts says why)
+  modem.agent = modem.protocol === "https" ? engineTlsAgent(options) : new (builtin("node:http") as typeof import("node:http")).Agent(options);
+  return docker;
+}
+
+/**
+ * The TLS engine's agent. Node's https agent names each pool by the request's TLS options, the client key
+ * (DOCKER_CERT_PATH/key.pem) among them in full, and its debug output (NODE_DEBUG=http or https, which the binary
+ * honours like any Node) printed that name and the options of each new connection on stderr, the client's log file.
+ * This one has one pool under a fixed name and connects with tls.connect itself, so nothing prints the key; the
+ * connection is the same (servername, ca, cert, key and checkServerIdentity come in the options). It keeps no TLS
+ * session for resumption: a keep-alive agent seldom opens a second connection to the engine.
+ */
+function engineTlsAgent(options: import("node:https").AgentOptions): import("node:https").Agent {
+  const https = builtin("node:https") as typeof import("node:https");
+  const tls = builtin("node:tls") as typeof import("node:tls");
+  class EngineTlsAgent extends https.Agent {
+    override getName(): string {
+      return "mcpbox-engine";
+    }
+    // the agent adds a socket returned at once to its pool itself (its callback is for proxied tunnels)
+    override createConnection(connect: import("node:tls").ConnectionOptions): import("node:tls").TLSSocket {
+      return tls.connect(connect);
+    }
+  }
+  return new EngineTlsAgent(options);
 }
 
 export interface EngineInfo {

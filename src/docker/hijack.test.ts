@@ -12,6 +12,7 @@ import path from "node:path";
 import Docker from "dockerode";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hijackAttach } from "./_hijack.ts";
+import { withOwnAgent } from "./engine.ts";
 
 let dir: string;
 let server: https.Server;
@@ -63,5 +64,21 @@ describe("hijackAttach over TLS", () => {
   it("refuses an engine whose certificate the configured CA did not sign", async () => {
     const docker = new Docker({ protocol: "https", host: "127.0.0.1", port, ca: selfSigned("other", "/CN=other").cert });
     await expect(hijackAttach(docker, "abc")).rejects.toThrow(/self-signed|certificate/i);
+  });
+
+  it("does the same on mcpbox's own TLS agent (engine.ts withOwnAgent): upgrade, and the CA still checked", async () => {
+    const docker = withOwnAgent(new Docker({ protocol: "https", host: "127.0.0.1", port, ca: cert, version: "v1.43" }));
+    expect((docker.modem as unknown as { agent?: unknown }).agent).toBeDefined();
+    const socket = await hijackAttach(docker, "abc");
+    try {
+      expect(requests.at(-1)).toMatchObject({ method: "POST", upgrade: "tcp" });
+      const echoed = new Promise<string>((r) => socket.once("data", (d: Buffer) => r(d.toString())));
+      socket.write("pong\n");
+      expect(await echoed).toBe("pong\n");
+    } finally {
+      socket.destroy();
+    }
+    const other = withOwnAgent(new Docker({ protocol: "https", host: "127.0.0.1", port, ca: selfSigned("other2", "/CN=other").cert }));
+    await expect(hijackAttach(other, "abc")).rejects.toThrow(/self-signed|certificate/i);
   });
 });
