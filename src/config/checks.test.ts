@@ -10,7 +10,7 @@ import { isRootUser, mountDanger } from "./checks.ts";
 const home = "/home/ada";
 const dir = "/work/project";
 const file = path.join(dir, "sandbox.config.ts");
-const existing = new Set(["/work/project/data", "/", home, "/etc", `${home}/.ssh`, `${home}/.aws`, "/var/run/docker.sock", "/run", `${home}/code`]);
+const existing = new Set(["/work/project/data", "/work/project/data/Dockerfile", "/", home, "/etc", `${home}/.ssh`, `${home}/.aws`, "/var/run/docker.sock", "/run", `${home}/code`]);
 const env: CheckEnv = { home, exists: (p) => existing.has(p), realpath: (p) => p };
 
 const check = (servers: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -111,6 +111,14 @@ describe("policy checks (SPEC 2.3)", () => {
     );
     expect(errorsOf(r.problems)).toEqual([]);
     expect(warningsOf(r.problems).map((p) => p.path.join("."))).toEqual(["servers.s.env.GITHUB_TOKEN", "servers.s.args.0"]);
+  });
+
+  it("warns on a credential given as a build argument (it stays in the image's history)", () => {
+    const r = checkRawConfig({ servers: { b: { build: { context: "./data", args: { NPM_TOKEN: "x", VERSION: "1.2.3", KEY: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } } } } }, file, env);
+    expect(errorsOf(r.problems)).toEqual([]);
+    const warnings = warningsOf(r.problems).filter((p) => p.path.includes("args"));
+    expect(warnings.map((p) => p.path.join("."))).toEqual(["servers.b.build.args.NPM_TOKEN", "servers.b.build.args.KEY"]);
+    expect(warnings[0]!.hint).toBe('give it to the server when it runs instead: secrets: { NPM_TOKEN: { env: "NPM_TOKEN" } }');
   });
 
   it("refuses a key both in env and secrets, and duplicated prefixes", () => {

@@ -259,6 +259,17 @@ function checkCredentials(server: ParsedServer, at: PropertyKey[], problems: Pro
       });
     }
   }
+  // a build argument is no secret either: it stays in the image (`docker history` shows each RUN's arguments)
+  for (const [name, value] of Object.entries(server.build?.args ?? {})) {
+    if (value !== "" && (credentialKeyName(name) || looksLikeCredential(value))) {
+      problems.push({
+        severity: "warning",
+        path: [...at, "build", "args", name],
+        message: "looks like a credential written in the config: a build argument stays in the image's history",
+        hint: `give it to the server when it runs instead: secrets: { ${name}: { env: "${name}" } }`,
+      });
+    }
+  }
   (server.args ?? []).forEach((arg, i) => {
     if (looksLikeCredential(arg)) {
       problems.push({
