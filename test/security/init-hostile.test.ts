@@ -105,6 +105,12 @@ describe("init --from a cloned repository's hostile client file", () => {
     const named = mcpbox(["init", "--from", file], repo, home);
     expect(named.code, named.stderr).toBe(0);
     expect(fs.readFileSync(path.join(repo, "sandbox.config.ts"), "utf8")).toContain("@them/server");
+    expect(named.stderr).not.toContain("another user");
+    // named by the user but another user's: read as named, and said to be so
+    fs.chownSync(file, 4242, 4242);
+    const theirs = mcpbox(["init", "--force", "--from", file], repo, home);
+    expect(theirs.code, theirs.stderr).toBe(0);
+    expect(theirs.stderr).toContain(`note: ${file} belongs to another user (uid 4242): read because you named it; check its servers before you serve them`);
   });
 
   it("fails at once, naming the file, for a FIFO, a link to a device and a nesting bomb", () => {

@@ -54,7 +54,12 @@ describe("init --from <client> in a folder others share (hrev round 5)", () => {
     expect(() => locate("cursor", { cwd, home, platform: "linux", trust: shared })).toThrow(/refused: its folder .*cloned-repo is writable by other users/);
     const mine = fake(() => 1000, () => 0o755);
     expect(locate("cursor", { cwd, home, platform: "linux", trust: mine }).file).toBe(file);
-    // named by the user: read as named
-    expect(locate(file, { cwd, home, platform: "linux", trust: theirs }).file).toBe(file);
+    // named by the user: read as named, and said to be another user's (or changeable by others)
+    const named = locate(file, { cwd, home, platform: "linux", trust: theirs });
+    expect(named.file).toBe(file);
+    expect(named.notes).toEqual([`${file} belongs to another user (uid 1001): read because you named it; check its servers before you serve them`]);
+    const writable = fake(() => 1000, (p) => (p === file ? 0o666 : 0o755));
+    expect(locate(file, { cwd, home, platform: "linux", trust: writable }).notes).toEqual([`${file} can be changed by other users (mode 666): read because you named it; check its servers before you serve them`]);
+    expect(locate(file, { cwd, home, platform: "linux", trust: mine }).notes).toEqual([]);
   });
 });

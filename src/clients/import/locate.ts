@@ -67,7 +67,24 @@ function choose(from: string, opts: LocateOptions): Located {
       hint: `clients: ${clientNames().join(", ")}; or give the path of a client's config file`,
     });
   }
-  return { file, client: undefined, format: formatOfPath(file), notes: [] };
+  const note = foreignNote(file, opts.trust ?? realTrustFs());
+  return { file, client: undefined, format: formatOfPath(file), notes: note ? [note] : [] };
+}
+
+/**
+ * A file the user named is read as named (a client's name never falls back to such a file), but one another user
+ * owns or may change is said to be so: its servers become the user's own config, run with the user's rights.
+ */
+function foreignNote(file: string, tfs: TrustFs): string | undefined {
+  if (tfs.uid === undefined) return undefined;
+  try {
+    const st = tfs.stat(tfs.realpath(file));
+    if (st.uid !== tfs.uid && st.uid !== 0) return `${file} belongs to another user (uid ${st.uid}): read because you named it; check its servers before you serve them`;
+    if (st.mode & 0o022) return `${file} can be changed by other users (mode ${(st.mode & 0o777).toString(8).padStart(3, "0")}): read because you named it; check its servers before you serve them`;
+  } catch {
+    // read below, where a file that cannot be read gets its own error
+  }
+  return undefined;
 }
 
 function formatOfPath(file: string): ConfigFormat {
