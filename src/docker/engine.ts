@@ -42,7 +42,7 @@ export function withOwnAgent(docker: Docker): Docker {
  * honours like any Node) printed that name and the options of each new connection on stderr, the client's log file.
  * This one has one pool under a fixed name and connects with tls.connect itself, so nothing prints the key; the
  * connection is the same (servername, ca, cert, key and checkServerIdentity come in the options). It keeps no TLS
- * session for resumption: a keep-alive agent seldom opens a second connection to the engine.
+ * session for resumption: a new connection (requests at the same moment, each attach) makes a full handshake.
  */
 function engineTlsAgent(options: import("node:https").AgentOptions): import("node:https").Agent {
   const https = builtin("node:https") as typeof import("node:https");
